@@ -1,0 +1,56 @@
+'use strict';
+
+const path = require('path');
+
+const TDM_LICENSE = 'https://example.com/license#tdm';
+const CC_BY_4 = 'https://creativecommons.org/licenses/by/4.0/';
+
+module.exports = ({ env }) => ({
+  // The plugin under development: the repository root (two levels up from config/).
+  'sitemap-ai': {
+    enabled: env.bool('SITEMAP_AI_ENABLED', true),
+    resolve: path.resolve(__dirname, '..', '..'),
+    config: {
+      siteUrl: env('SITEMAP_AI_SITE_URL', 'https://example.com'),
+      defaultLocale: 'en',
+      defaults: {
+        license: TDM_LICENSE,
+        usage: { train: 'deny', infer: 'allow-with-citation', cache: 'allow', redistribute: 'deny' },
+        embedding: { chunk: 'by_h2', maxTokens: 800 },
+      },
+      licenses: [
+        { uri: TDM_LICENSE, label: 'Example TDM licence (reservation of rights)' },
+        { uri: CC_BY_4, label: 'CC BY 4.0' },
+      ],
+      contentTypes: {
+        'api::article.article': {
+          enabled: true,
+          pathPattern: '/{locale}/articles/{slug}',
+          schema: ['Article'],
+        },
+        'api::page.page': {
+          enabled: true,
+          pathPattern: '/{locale}/{slug}',
+          schema: ['WebPage'],
+        },
+        'api::guide.guide': {
+          enabled: true,
+          pathPattern: '/guides/{slug}',
+          chunk: 'by_h2',
+          maxTokens: 600,
+          htmlFields: ['bodyHtml'],
+          schema: ['HowTo'],
+        },
+        'api::dataset.dataset': {
+          enabled: true,
+          pathPattern: '/data/{slug}',
+          license: CC_BY_4,
+          usage: { train: 'allow-with-citation' },
+          schema: ['Dataset'],
+        },
+        // api::internal-memo.internal-memo and api::author.author are deliberately NOT enabled:
+        // deny by default, so neither may appear in the manifest.
+      },
+    },
+  },
+});

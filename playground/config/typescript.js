@@ -1,0 +1,6 @@
+'use strict';
+
+// Plain-JS playground: do not write generated types into playground/types/.
+module.exports = {
+  autogenerate: false,
+};

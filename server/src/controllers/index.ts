@@ -1,0 +1,5 @@
+import { createManifestController } from './manifest';
+
+export default {
+  manifest: createManifestController,
+};

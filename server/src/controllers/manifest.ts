@@ -1,0 +1,67 @@
+import type { Core } from '@strapi/strapi';
+import type { Context } from 'koa';
+import { SPEC_VERSION } from '../core/constants';
+import { validateItemId, validateManifestParams } from '../core/params';
+import { MANIFEST_SCHEMA } from '../core/schema';
+import { manifestPageToXml } from '../core/xml';
+import { getService } from '../utils/get-service';
+import { sha256Hex } from '../core/canonical';
+import { respondWithCache } from './http';
+
+/**
+ * Public, read-only manifest endpoints (SPEC §6). Thin: validate, ask the
+ * service, answer; errors become `{ error }` bodies in the error middleware.
+ */
+export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) => {
+  const manifest = () => getService(strapi, 'manifest');
+
+  async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
+    const settings = getService(strapi, 'settings').config();
+    const params = validateManifestParams(ctx.query, settings.pageSize);
+    const resolved = await manifest().resolve(params);
+    const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
+    await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
+      const body = await manifest().page(params, resolved);
+      if (format === 'xml') {
+        ctx.type = 'application/xml; charset=utf-8';
+        return manifestPageToXml(body);
+      }
+      return body;
+    });
+  }
+
+  return {
+    json: (ctx: Context) => page(ctx, 'json'),
+    xml: (ctx: Context) => page(ctx, 'xml'),
+
+    async fragment(ctx: Context) {
+      const id = validateItemId(ctx.params.id);
+      const { snapshot, item } = await manifest().item(id);
+      const etag = `"s${snapshot.seq}-${sha256Hex(item.id).slice(0, 16)}-${item.version}"`;
+      await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => ({
+        spec: SPEC_VERSION,
+        snapshot: { id: String(snapshot.seq), created_at: snapshot.builtAt },
+        item,
+      }));
+    },
+
+    async content(ctx: Context) {
+      const id = validateItemId(ctx.params.id);
+      const { snapshot, checksum, content } = await manifest().content(id);
+      const hex = checksum.replace(/^sha256:/, '');
+      await respondWithCache(ctx, { etag: `"${hex}"`, lastModified: snapshot.builtAt }, async () => {
+        ctx.type = 'text/markdown; charset=utf-8';
+        ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);
+        ctx.set('X-Sitemap-AI-Checksum', checksum);
+        return content;
+      });
+    },
+
+    async schema(ctx: Context) {
+      await respondWithCache(ctx, { etag: `"schema-${sha256Hex(JSON.stringify(MANIFEST_SCHEMA)).slice(0, 20)}"` }, async () => {
+        ctx.type = 'application/schema+json; charset=utf-8';
+        return MANIFEST_SCHEMA;
+      });
+    },
+  };
+};

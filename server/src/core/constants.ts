@@ -1,0 +1,95 @@
+/**
+ * Limits and fixed values of the sitemap-ai manifest. Each names the part of
+ * SPEC.md it comes from.
+ */
+
+/** SPEC §6 envelopes: the `spec` field of every manifest and delta page. */
+export const SPEC_VERSION = 'sitemap-ai/1' as const;
+
+/** XML namespace of the `.xml` serialisation (SPEC §6). */
+export const XML_NAMESPACE = 'urn:sitemap-ai:1' as const;
+
+/** `$id` of the published JSON Schema (SPEC §6 `schema.json`). */
+export const SCHEMA_ID = 'urn:sitemap-ai:schema:manifest:1' as const;
+
+/** SPEC §6: `limit` default 500, max 1000. */
+export const PAGE_LIMIT_DEFAULT = 500;
+export const PAGE_LIMIT_MAX = 1000;
+
+/** SPEC §3 `type`. */
+export const ITEM_TYPES = ['article', 'section', 'table', 'figure', 'dataset', 'faq'] as const;
+export type ItemType = (typeof ITEM_TYPES)[number];
+
+/** SPEC §2: fragment types (every item type but the page itself). */
+export const FRAGMENT_TYPES = ['section', 'table', 'figure', 'faq', 'dataset'] as const;
+export type FragmentType = (typeof FRAGMENT_TYPES)[number];
+
+/** SPEC §3 `usage`: the four kinds of use and their three answers. */
+export const USAGE_KINDS = ['train', 'infer', 'cache', 'redistribute'] as const;
+export type UsageKind = (typeof USAGE_KINDS)[number];
+export const USAGE_VALUES = ['allow', 'deny', 'allow-with-citation'] as const;
+export type UsageValue = (typeof USAGE_VALUES)[number];
+
+/** SPEC §2 / §3 `embedding_hint.chunk`. */
+export const CHUNK_RULES = ['by_h2', 'by_h3', 'whole'] as const;
+export type ChunkRule = (typeof CHUNK_RULES)[number];
+
+/** SPEC §3: `train` is denied until the site owner allows it (deny by default). */
+export const DEFAULT_USAGE = {
+  train: 'deny',
+  infer: 'allow-with-citation',
+  cache: 'allow',
+  redistribute: 'deny',
+} as const satisfies Record<UsageKind, UsageValue>;
+
+/** SPEC §2 / §3 `embedding_hint` defaults. */
+export const DEFAULT_CHUNK: ChunkRule = 'by_h2';
+export const DEFAULT_MAX_TOKENS = 800;
+export const MAX_TOKENS_LIMIT = 32_768;
+
+/** SPEC §2: fragment keys are heading slugs; kept short so ids stay usable in URLs. */
+export const FRAGMENT_KEY_MAX_LENGTH = 80;
+export const ENTRY_KEY_MAX_LENGTH = 100;
+/** Item ids are stored in a 255-character column. */
+export const ITEM_ID_MAX_LENGTH = 255;
+/** Separator of the parts of an item id: never produced by a slug. */
+export const ID_SEPARATOR = ':';
+
+/** SPEC §3 `checksum`. */
+export const CHECKSUM_PREFIX = 'sha256:';
+
+/** SPEC §5: stability = 1 − exp(−m / STABILITY_SCALE_DAYS). */
+export const STABILITY_SCALE_DAYS = 30;
+/** SPEC §5: revisit_after is derived from m; clamped to this range (days). */
+export const REVISIT_MIN_DAYS = 1;
+export const REVISIT_MAX_DAYS = 90;
+/** Content-change timestamps kept per item for the stability score (bounded). */
+export const HISTORY_MAX_LENGTH = 50;
+
+/** Storage: the open end of an item version's snapshot range (`valid_to`). */
+export const OPEN_SNAPSHOT = 2_147_483_647;
+
+/** SPEC §6: snapshots kept (their page tokens answer 410 once collected). */
+export const DEFAULT_SNAPSHOT_RETENTION = 10;
+
+/** Rich-text inputs above this size are refused rather than fragmented (SPEC §8). */
+export const MAX_RICH_TEXT_CHARS = 2_000_000;
+
+/** Page tokens: HMAC-SHA256, base64url; bounded so a hostile token cannot cost much. */
+export const PAGE_TOKEN_MAX_LENGTH = 1024;
+export const PAGE_TOKEN_VERSION = 1;
+
+/** Plugin id as Strapi knows it. */
+export const PLUGIN_ID = 'sitemap-ai' as const;
+
+/** Name of the JSON attribute the plugin adds to enabled content types (SPEC §7). */
+export const METADATA_ATTRIBUTE = 'sitemapAi' as const;
+
+/** Default heading texts of a section whose H3s are question/answer pairs (SPEC §2 `faq`). */
+export const DEFAULT_FAQ_HEADINGS = [
+  'faq',
+  'faqs',
+  'frequently asked questions',
+  'často kladené otázky',
+  'otázky a odpovede',
+] as const;

@@ -1,0 +1,20 @@
+/** The pure core of sitemap-ai: no Strapi, no I/O. */
+export * from './anchors';
+export * from './canonical';
+export * from './citation';
+export * from './config';
+export * from './constants';
+export * from './errors';
+export * from './field-map';
+export * from './fragmenter';
+export * from './items';
+export * from './metadata';
+export * from './page-token';
+export * from './policy';
+export * from './rich-text';
+export * from './schema';
+export * from './stability';
+export * from './urls';
+export * from './xml';
+export type * from './types';
+export * from './params';

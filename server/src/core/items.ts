@@ -1,0 +1,350 @@
+import { canonicalText, checksumOf, sha256Hex, stableStringify } from './canonical';
+import { buildCitation } from './citation';
+import { ID_SEPARATOR, type ChunkRule, type FragmentType } from './constants';
+import { fragmentEntry } from './fragmenter';
+import { slugify } from './anchors';
+import { mergeEvidence, metadataLayer, normaliseTopics, resolvePolicy, type PolicyLayer } from './policy';
+import { meanChangeIntervalDays, meanDaysForScore, revisitAfter, stabilityScore } from './stability';
+import { fillPathPattern, isSameSite } from './urls';
+import type {
+  EntrySource,
+  Fragment,
+  ItemDraft,
+  ManifestItem,
+  MetadataOverride,
+  StoredItemState,
+} from './types';
+
+/** What the manifest needs to know about one enabled content type. */
+export interface TypePolicy extends PolicyLayer {
+  uid: string;
+  typeKey: string;
+  pathPattern: string;
+  chunk: ChunkRule;
+  maxTokens: number;
+  granularity: ReadonlySet<FragmentType>;
+  schema: readonly string[];
+  faqHeadings?: readonly string[];
+}
+
+/** Site-wide values every item needs. */
+export interface SiteContext {
+  siteUrl: string;
+  siteName: string;
+  /** Where this plugin's content API is reachable (for `content_url`). */
+  apiUrl: string;
+  mediaBaseUrl: string;
+  defaultLocale: string;
+  defaults: PolicyLayer & { license: string };
+}
+
+const FRAGMENT_SCHEMA: Record<FragmentType, string[]> = {
+  section: ['WebPageElement'],
+  table: ['Table'],
+  figure: ['ImageObject'],
+  faq: ['Question'],
+  dataset: ['Dataset'],
+};
+
+/** Stable key of an entry (SPEC §2): its slug, else its documentId. */
+export function entryKey(entry: Pick<EntrySource, 'slug' | 'documentId'>): string {
+  if (entry.slug && entry.slug.trim() !== '') return slugify(entry.slug, 100);
+  return slugify(entry.documentId, 100);
+}
+
+/** `article:geo-index:en` — the id of an entry's `article` item. */
+export function articleId(typeKey: string, key: string, lang: string): string {
+  return [slugify(typeKey, 60), key, lang.toLowerCase()].join(ID_SEPARATOR);
+}
+
+/** `article:geo-index:en:why-classic-sitemaps-fail` — a fragment's id. */
+export function fragmentId(parentId: string, fragmentKey: string): string {
+  return `${parentId}${ID_SEPARATOR}${fragmentKey}`;
+}
+
+export function contentUrl(site: SiteContext, id: string): string {
+  // Ids are [a-z0-9:-] only: safe in a path segment as they are.
+  return `${site.apiUrl.replace(/\/+$/, '')}/api/sitemap-ai/fragments/${id}/content`;
+}
+
+function overrideFor(entry: EntrySource, id: string, key: string): MetadataOverride | undefined {
+  const fragments = entry.metadata.fragments;
+  if (!fragments) return undefined;
+  return fragments[id] ?? fragments[key];
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  ) as T;
+}
+
+interface PageContext {
+  entry: EntrySource;
+  type: TypePolicy;
+  site: SiteContext;
+  parentId: string;
+  pageUrl: string;
+  authors: string[];
+  authorId?: string;
+}
+
+function typeSpecific(fragment: Fragment): Partial<ManifestItem> {
+  return definedOnly({
+    columns: fragment.columns && fragment.columns.length > 0 ? fragment.columns.map((c) => definedOnly({ ...c })) : undefined,
+    units: fragment.units,
+    source_method: fragment.sourceMethod,
+    update_cycle: fragment.updateCycle,
+    alt: fragment.alt,
+    caption: fragment.caption,
+    dpi: fragment.dpi,
+    bounding_boxes: fragment.boundingBoxes,
+    media_url: fragment.mediaUrl,
+    file_url: fragment.fileUrl,
+    file_checksum: fragment.fileChecksum,
+  });
+}
+
+function makeDraft(
+  ctx: PageContext,
+  spec: {
+    id: string;
+    type: ManifestItem['type'];
+    parent?: string;
+    url: string;
+    title: string;
+    text: string;
+    links: readonly string[];
+    override?: MetadataOverride;
+    schema: readonly string[];
+    extra?: Partial<ManifestItem>;
+  },
+): ItemDraft {
+  const { entry, type, site } = ctx;
+  const meta = entry.metadata;
+  const override = spec.override;
+  const policy = resolvePolicy(
+    [site.defaults, type, metadataLayer(meta), metadataLayer(override)],
+    site.defaults.license,
+  );
+  const content = canonicalText(spec.text);
+  const evidence = mergeEvidence(
+    override?.evidence,
+    meta.evidence,
+    spec.links.filter((url) => !isSameSite(url, site.siteUrl)).map((url) => ({ rel: 'cites', url })),
+  );
+  const item: ItemDraft['item'] = definedOnly({
+    id: spec.id,
+    url: spec.url,
+    type: spec.type,
+    parent: spec.parent,
+    lang: entry.lang,
+    alt_of: override?.alt_of,
+    title: spec.title,
+    topics: normaliseTopics(override?.topics, meta.topics),
+    entity_ids: normaliseTopics(override?.entity_ids, meta.entity_ids),
+    related: normaliseTopics(override?.related, spec.type === 'article' ? meta.related : undefined),
+    license: policy.license,
+    usage: policy.usage,
+    checksum: checksumOf(content),
+    evidence,
+    schema: normaliseTopics(override?.schema, spec.type === 'article' ? meta.schema : undefined, spec.schema),
+    embedding_hint: policy.embedding_hint,
+    signals: definedOnly({
+      canonical: ctx.pageUrl,
+      author_id: ctx.authorId,
+      author: ctx.authors.length > 0 ? ctx.authors.join(', ') : undefined,
+      first_published: entry.createdAt,
+    }),
+    content_url: contentUrl(site, spec.id),
+    ...spec.extra,
+  });
+  return {
+    id: spec.id,
+    type: spec.type,
+    lang: entry.lang,
+    parent: spec.parent,
+    sourceUid: entry.uid,
+    documentId: entry.documentId,
+    content,
+    checksum: item.checksum,
+    metaHash: '',
+    sourceModified: entry.publishedAt ?? entry.updatedAt ?? entry.createdAt ?? new Date(0).toISOString(),
+    stabilityPin: override?.stability_pin ?? (spec.type === 'article' ? meta.stability_pin : undefined),
+    citationOverride: override?.citation ?? (spec.type === 'article' ? meta.citation : undefined),
+    citationInput: {
+      title: spec.title,
+      pageTitle: entry.title,
+      authors: ctx.authors,
+      siteName: site.siteName,
+      url: spec.url,
+      date: entry.publishedAt ?? entry.updatedAt ?? '',
+      lang: entry.lang,
+    },
+    item,
+  };
+}
+
+/**
+ * Items of one entry in one locale: its `article` item, then one item per
+ * fragment, in document order. Sensitive entries and excluded fragments give
+ * nothing. Returns `null` when the entry has no page URL (its path pattern
+ * cannot be filled), which the caller reports.
+ */
+export function buildEntryItems(entry: EntrySource, type: TypePolicy, site: SiteContext): ItemDraft[] | null {
+  if (entry.metadata.sensitive === true) return [];
+  const path = fillPathPattern(type.pathPattern, entry.pathValues);
+  if (path === null) return null;
+  const pageUrl = `${site.siteUrl.replace(/\/+$/, '')}${path}`;
+  const parentId = articleId(type.typeKey, entryKey(entry), entry.lang);
+  const authorWithOrcid = entry.authors.find((a) => a.orcid);
+  const ctx: PageContext = {
+    entry,
+    type,
+    site,
+    parentId,
+    pageUrl,
+    authors: entry.authors.map((a) => a.name).filter((n) => n.trim() !== ''),
+    authorId: authorWithOrcid?.orcid ? `ORCID:${authorWithOrcid.orcid}` : undefined,
+  };
+  const fragmented = fragmentEntry(entry, {
+    chunk: type.chunk,
+    granularity: type.granularity,
+    mediaBaseUrl: site.mediaBaseUrl,
+    faqHeadings: type.faqHeadings,
+  });
+  const drafts: ItemDraft[] = [
+    makeDraft(ctx, {
+      id: parentId,
+      type: 'article',
+      url: pageUrl,
+      title: entry.title,
+      text: fragmented.text,
+      links: fragmented.links,
+      override: entry.metadata.fragments?.[parentId],
+      schema: type.schema,
+    }),
+  ];
+  for (const fragment of fragmented.fragments) {
+    const id = fragmentId(parentId, fragment.key);
+    const override = overrideFor(entry, id, fragment.key);
+    if (override?.exclude === true) continue;
+    drafts.push(
+      makeDraft(ctx, {
+        id,
+        type: fragment.type,
+        parent: parentId,
+        url: `${pageUrl}#${fragment.key}`,
+        title: fragment.title ?? entry.title,
+        text: fragment.text,
+        links: fragment.links,
+        override,
+        schema: FRAGMENT_SCHEMA[fragment.type],
+        extra: typeSpecific(fragment),
+      }),
+    );
+  }
+  return drafts;
+}
+
+/**
+ * Cross-language links (SPEC §3 `alt_of`): items of a translation point at the
+ * item of the reference-language version — the page always, fragments by
+ * position when both versions have the same sequence of fragment types. An
+ * editor's `alt_of` is kept. Returns new drafts; the inputs are not changed.
+ */
+export function linkTranslations(reference: readonly ItemDraft[], translation: readonly ItemDraft[]): ItemDraft[] {
+  const sameShape =
+    reference.length === translation.length && reference.every((r, i) => r.type === translation[i]!.type);
+  return translation.map((draft, index) => {
+    if (draft.item.alt_of) return draft;
+    const target = index === 0 ? reference[0] : sameShape ? reference[index] : undefined;
+    if (!target) return draft;
+    return { ...draft, item: { ...draft.item, alt_of: target.id } };
+  });
+}
+
+/** Hash of every published field but the checksum: a change here is a metadata change. */
+export function finalizeDraft(draft: ItemDraft): ItemDraft {
+  const { checksum: _checksum, ...meta } = draft.item;
+  const metaHash = sha256Hex(
+    stableStringify({ meta, pin: draft.stabilityPin, citation: draft.citationOverride, cite: draft.citationInput }),
+  );
+  return { ...draft, metaHash };
+}
+
+export type ItemChange = 'added' | 'content' | 'metadata' | 'none';
+
+/**
+ * Version an item against what was stored for it (SPEC §3 `version`): a
+ * content change bumps the first number and resets the second, a metadata
+ * change bumps the second. `now` is the build time.
+ */
+export function versionItem(
+  draft: ItemDraft,
+  previous: StoredItemState | undefined,
+  now: string,
+): { state: StoredItemState; change: ItemChange } {
+  if (!previous) {
+    const modified = draft.sourceModified;
+    return {
+      change: 'added',
+      state: { checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: 1, metaVersion: 0, modified, history: [modified] },
+    };
+  }
+  if (previous.checksum !== draft.checksum) {
+    return {
+      change: 'content',
+      state: {
+        checksum: draft.checksum,
+        metaHash: draft.metaHash,
+        contentVersion: previous.contentVersion + 1,
+        metaVersion: 0,
+        modified: now,
+        history: [...previous.history, now].slice(-50),
+      },
+    };
+  }
+  if (previous.metaHash !== draft.metaHash) {
+    return {
+      change: 'metadata',
+      state: { ...previous, history: [...previous.history], metaHash: draft.metaHash, metaVersion: previous.metaVersion + 1, modified: now },
+    };
+  }
+  return { change: 'none', state: { ...previous, history: [...previous.history] } };
+}
+
+export function versionString(state: Pick<StoredItemState, 'contentVersion' | 'metaVersion'>): string {
+  return `v${state.contentVersion}.${state.metaVersion}`;
+}
+
+/** The stored form of an item: everything but the values computed when it is served. */
+export function storedItem(draft: ItemDraft, state: StoredItemState): ManifestItem {
+  const version = versionString(state);
+  const citation = { ...buildCitation(draft.citationInput, version), ...definedOnly(draft.citationOverride ?? {}) };
+  return { ...draft.item, version, modified: state.modified, citation } as ManifestItem;
+}
+
+/**
+ * The item as served from a snapshot taken at `snapshotTime`: stability and
+ * recrawl interval come from the item's own change history (SPEC §5), or
+ * from the editor's pin.
+ */
+export function servedItem(
+  stored: ManifestItem,
+  history: readonly string[],
+  stabilityPin: number | undefined,
+  snapshotTime: Date,
+): ManifestItem {
+  const meanDays = stabilityPin !== undefined ? meanDaysForScore(stabilityPin) : meanChangeIntervalDays(history, snapshotTime);
+  const score = stabilityPin !== undefined ? Math.round(stabilityPin * 100) / 100 : stabilityScore(meanDays);
+  const ordered: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored)) {
+    ordered[key] = value;
+    if (key === 'modified') {
+      ordered.stability_score = score;
+      ordered.revisit_after = revisitAfter(meanDays);
+    }
+  }
+  return ordered as unknown as ManifestItem;
+}

@@ -1,0 +1,73 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ITEM_ID_MAX_LENGTH, PAGE_TOKEN_MAX_LENGTH, PAGE_TOKEN_VERSION } from './constants';
+import { InvalidPageTokenError } from './errors';
+
+/**
+ * Where a traversal stands (SPEC §6): the snapshot it reads, the last id
+ * served (keyset paging) and the filters it was started with.
+ */
+export interface PagePosition {
+  snapshot: number;
+  after: string;
+  /** Canonical form of the filters (`type=…&lang=…`); a token is only valid with the same filters. */
+  filters: string;
+  /** Which feed the token belongs to: the full manifest or a delta since a snapshot. */
+  feed: string;
+}
+
+function mac(secret: string, payload: string): Buffer {
+  return createHmac('sha256', secret).update(payload).digest();
+}
+
+/**
+ * Deterministic, opaque, tamper-evident page token: base64url(payload) + "." +
+ * base64url(HMAC-SHA256(secret, payload)). Same position → same token.
+ */
+export function encodePageToken(position: PagePosition, secret: string): string {
+  const payload = Buffer.from(
+    JSON.stringify([PAGE_TOKEN_VERSION, position.snapshot, position.after, position.filters, position.feed]),
+    'utf8',
+  ).toString('base64url');
+  return `${payload}.${mac(secret, payload).toString('base64url')}`;
+}
+
+/** Decode and verify a page token; throws InvalidPageTokenError for anything not issued by us. */
+export function decodePageToken(token: string, secret: string): PagePosition {
+  if (typeof token !== 'string' || token.length === 0) throw new InvalidPageTokenError('empty token');
+  if (token.length > PAGE_TOKEN_MAX_LENGTH) throw new InvalidPageTokenError('token too long');
+  const parts = token.split('.');
+  if (parts.length !== 2 || !/^[A-Za-z0-9_-]+$/.test(parts[0]!) || !/^[A-Za-z0-9_-]+$/.test(parts[1]!)) {
+    throw new InvalidPageTokenError('malformed token');
+  }
+  const [payload, signature] = parts as [string, string];
+  const expected = mac(secret, payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new InvalidPageTokenError('signature does not match (the token was altered or issued by another site)');
+  }
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidPageTokenError('malformed token');
+  }
+  if (
+    !Array.isArray(decoded) ||
+    decoded.length !== 5 ||
+    decoded[0] !== PAGE_TOKEN_VERSION ||
+    !Number.isSafeInteger(decoded[1]) ||
+    (decoded[1] as number) < 1 ||
+    typeof decoded[2] !== 'string' ||
+    (decoded[2] as string).length > ITEM_ID_MAX_LENGTH ||
+    typeof decoded[3] !== 'string' ||
+    typeof decoded[4] !== 'string'
+  ) {
+    throw new InvalidPageTokenError('unsupported token version or contents');
+  }
+  return {
+    snapshot: decoded[1] as number,
+    after: decoded[2] as string,
+    filters: decoded[3] as string,
+    feed: decoded[4] as string,
+  };
+}

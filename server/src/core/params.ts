@@ -1,0 +1,72 @@
+import { ITEM_ID_MAX_LENGTH, ITEM_TYPES, PAGE_TOKEN_MAX_LENGTH, type ItemType } from './constants';
+import { InvalidParameterError } from './errors';
+
+/** Query parameters as Koa parses them: strings, arrays for repeats, nested objects for `a[b]`. */
+export type RawQuery = Readonly<Record<string, unknown>>;
+
+export interface ManifestParams {
+  limit: number;
+  page_token?: string;
+  type?: ItemType;
+  lang?: string;
+}
+
+const MANIFEST_KEYS = new Set(['limit', 'page_token', 'type', 'lang']);
+
+function single(query: RawQuery, key: string): string | undefined {
+  const value = query[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidParameterError(key, 'give it once, as a plain value');
+  return value;
+}
+
+/**
+ * Validate the manifest's query string (SPEC §6, §8): unknown parameters,
+ * repeats and bad values are refused with a message that says what is allowed.
+ */
+export function validateManifestParams(query: RawQuery, limits: { default: number; max: number }): ManifestParams {
+  for (const key of Object.keys(query)) {
+    if (!MANIFEST_KEYS.has(key)) {
+      throw new InvalidParameterError(key, `unknown parameter; allowed are ${[...MANIFEST_KEYS].join(', ')}`);
+    }
+  }
+  const params: ManifestParams = { limit: limits.default };
+  const limit = single(query, 'limit');
+  if (limit !== undefined) {
+    if (!/^[0-9]{1,7}$/.test(limit)) throw new InvalidParameterError('limit', `must be a whole number from 1 to ${limits.max}`);
+    const n = Number(limit);
+    if (n < 1 || n > limits.max) throw new InvalidParameterError('limit', `must be a whole number from 1 to ${limits.max}`);
+    params.limit = n;
+  }
+  const token = single(query, 'page_token');
+  if (token !== undefined) {
+    if (token === '' || token.length > PAGE_TOKEN_MAX_LENGTH) {
+      throw new InvalidParameterError('page_token', 'must be the next_page_token of a previous page');
+    }
+    params.page_token = token;
+  }
+  const type = single(query, 'type');
+  if (type !== undefined) {
+    if (!(ITEM_TYPES as readonly string[]).includes(type)) {
+      throw new InvalidParameterError('type', `must be one of ${ITEM_TYPES.join(', ')}`);
+    }
+    params.type = type as ItemType;
+  }
+  const lang = single(query, 'lang');
+  if (lang !== undefined) {
+    if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/.test(lang)) {
+      throw new InvalidParameterError('lang', 'must be a BCP-47 language tag such as en or sk');
+    }
+    params.lang = lang;
+  }
+  return params;
+}
+
+/** A fragment id from a path: lowercase letters, digits, ":" and "-", at most 255 characters. */
+export function validateItemId(raw: unknown): string {
+  if (typeof raw !== 'string' || raw === '') throw new InvalidParameterError('id', 'missing');
+  if (raw.length > ITEM_ID_MAX_LENGTH || !/^[a-z0-9][a-z0-9:-]*$/.test(raw)) {
+    throw new InvalidParameterError('id', 'must be a manifest item id such as article:geo-index:en:intro');
+  }
+  return raw;
+}

@@ -1,0 +1,48 @@
+/** URL helpers of the manifest (SPEC §2 permalinks, §8 no internal URLs). */
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A site-relative path (`/uploads/x.png`) made absolute against `base`; absolute URLs pass through. */
+export function absoluteUrl(base: string, value: string): string {
+  if (isHttpUrl(value)) return value;
+  const trimmedBase = base.replace(/\/+$/, '');
+  return `${trimmedBase}/${value.replace(/^\/+/, '')}`;
+}
+
+/** Placeholders `{name}` of a path pattern. */
+export function patternPlaceholders(pattern: string): string[] {
+  return [...pattern.matchAll(/\{([a-zA-Z][a-zA-Z0-9_]*)\}/g)].map((m) => m[1]!);
+}
+
+/**
+ * Fill a path pattern (`/{locale}/articles/{slug}`) with an entry's values,
+ * each URL-encoded. A missing value leaves `null`: the entry has no page URL.
+ */
+export function fillPathPattern(pattern: string, values: Readonly<Record<string, string>>): string | null {
+  let missing = false;
+  const path = pattern.replace(/\{([a-zA-Z][a-zA-Z0-9_]*)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined || value === '') {
+      missing = true;
+      return '';
+    }
+    return encodeURIComponent(value);
+  });
+  return missing ? null : path;
+}
+
+/** Does `url` point into the site itself (not a primary source elsewhere)? */
+export function isSameSite(url: string, siteUrl: string): boolean {
+  try {
+    return new URL(url).host === new URL(siteUrl).host;
+  } catch {
+    return false;
+  }
+}

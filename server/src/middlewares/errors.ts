@@ -1,0 +1,26 @@
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { SitemapAiError } from '../core/errors';
+
+/**
+ * Route middleware of the public endpoints: the plugin's errors become
+ * Strapi-shaped `{ error: { status, name, message } }` bodies with their
+ * 4xx status; anything unexpected is logged and answered with a 500 that
+ * reveals nothing internal.
+ */
+export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
+  async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof SitemapAiError) {
+        ctx.status = error.status;
+        if (error.status === 503) ctx.set('Retry-After', '30');
+        ctx.body = { data: null, error: { status: error.status, name: error.name, message: error.message } };
+        return;
+      }
+      strapi.log.error(`[sitemap-ai] ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      ctx.status = 500;
+      ctx.body = { data: null, error: { status: 500, name: 'InternalServerError', message: 'Internal Server Error' } };
+    }
+  };

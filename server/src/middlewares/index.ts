@@ -1,0 +1,5 @@
+import errors from './errors';
+
+export default {
+  errors,
+};

@@ -1,0 +1,82 @@
+import type { Core } from '@strapi/strapi';
+
+export const SNAPSHOT_UID = 'plugin::sitemap-ai.snapshot' as const;
+
+export interface SnapshotRecord {
+  seq: number;
+  builtAt: string;
+  itemCount: number;
+  counts: Record<string, number>;
+  changes: { added: number; changed: number; removed: number };
+  trigger: string;
+  durationMs: number;
+}
+
+interface SnapshotRow {
+  seq: number;
+  built_at: string;
+  item_count: number;
+  counts: Record<string, number> | null;
+  changes: SnapshotRecord['changes'] | null;
+  trigger: string | null;
+  duration_ms: number | null;
+}
+
+function toRecord(row: SnapshotRow): SnapshotRecord {
+  return {
+    seq: Number(row.seq),
+    builtAt: row.built_at,
+    itemCount: Number(row.item_count),
+    counts: row.counts ?? {},
+    changes: row.changes ?? { added: 0, changed: 0, removed: 0 },
+    trigger: row.trigger ?? 'unknown',
+    durationMs: Number(row.duration_ms ?? 0),
+  };
+}
+
+/** Snapshots of the manifest: the only code that reads or writes their table. */
+export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) => {
+  const query = () => strapi.db.query(SNAPSHOT_UID);
+  return {
+    async latest(): Promise<SnapshotRecord | null> {
+      const row = (await query().findOne({ orderBy: { seq: 'desc' } })) as SnapshotRow | null;
+      return row ? toRecord(row) : null;
+    },
+
+    async find(seq: number): Promise<SnapshotRecord | null> {
+      const row = (await query().findOne({ where: { seq } })) as SnapshotRow | null;
+      return row ? toRecord(row) : null;
+    },
+
+    async list(limit: number): Promise<SnapshotRecord[]> {
+      const rows = (await query().findMany({ orderBy: { seq: 'desc' }, limit })) as SnapshotRow[];
+      return rows.map(toRecord);
+    },
+
+    /** Publishing a snapshot is inserting its row: readers only see snapshots that have one. */
+    async publish(record: SnapshotRecord): Promise<void> {
+      await query().create({
+        data: {
+          seq: record.seq,
+          built_at: record.builtAt,
+          item_count: record.itemCount,
+          counts: record.counts,
+          changes: record.changes,
+          trigger: record.trigger,
+          duration_ms: record.durationMs,
+        },
+      });
+    },
+
+    /** Drop all but the newest `keep` snapshots; returns the oldest seq still kept. */
+    async collect(keep: number): Promise<number | null> {
+      const kept = (await query().findMany({ orderBy: { seq: 'desc' }, limit: keep, select: ['seq'] })) as { seq: number }[];
+      if (kept.length === 0) return null;
+      const oldest = Number(kept[kept.length - 1]!.seq);
+      await query().deleteMany({ where: { seq: { $lt: oldest } } });
+      return oldest;
+    },
+  };
+};
+
+export type SnapshotRepository = ReturnType<typeof createSnapshotRepository>;

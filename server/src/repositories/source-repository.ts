@@ -1,0 +1,217 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Core } from '@strapi/strapi';
+import { sha256Hex } from '../core/canonical';
+import { METADATA_ATTRIBUTE } from '../core/constants';
+import type { FieldMap } from '../core/field-map';
+import { readEntryMetadata, type MetadataProblem } from '../core/metadata';
+import type { Column, EntrySource, MediaSource } from '../core/types';
+
+type Doc = Record<string, unknown>;
+
+const PAGE = 100;
+
+function str(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+function isoOf(value: unknown): string | undefined {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string' && value !== '') {
+    const parsed = new Date(value);
+    return Number.isNaN(parsed.getTime()) ? undefined : parsed.toISOString();
+  }
+  return undefined;
+}
+
+function list(value: unknown): Doc[] {
+  if (Array.isArray(value)) return value.filter((v): v is Doc => typeof v === 'object' && v !== null);
+  if (typeof value === 'object' && value !== null) return [value as Doc];
+  return [];
+}
+
+function columnsOf(value: unknown): Column[] {
+  return list(value)
+    .map((c) => ({
+      name: str(c.name) ?? '',
+      unit: str(c.unit) || undefined,
+      datatype: str(c.datatype) || undefined,
+      description: str(c.description) || undefined,
+    }))
+    .filter((c) => c.name !== '');
+}
+
+function rowsOf(value: unknown): unknown[][] {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  return Array.isArray(parsed) ? parsed.filter(Array.isArray) : [];
+}
+
+/** Populate tree for everything the field map reads (and nothing private). */
+export function populateFor(map: FieldMap): Record<string, unknown> {
+  const populate: Record<string, unknown> = {};
+  for (const field of map.media) populate[field] = true;
+  for (const role of map.faq) populate[role.field] = true;
+  for (const role of map.tables) populate[role.field] = { populate: { columns: true } };
+  for (const role of map.datasets) populate[role.field] = { populate: { file: true, columns: true } };
+  if (map.author) {
+    const fields = [map.author.name, ...(map.author.orcid ? [map.author.orcid] : [])];
+    populate[map.author.field] = { fields };
+  }
+  return populate;
+}
+
+/** Published content of the site: the only code that reads documents for the manifest. */
+export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
+  const publicDir = (): string => strapi.dirs?.static?.public ?? path.join(process.cwd(), 'public');
+  const fileChecksums = new Map<string, string | undefined>();
+
+  /** sha256 of a local upload's bytes (SPEC §2 dataset integrity); remote files are not fetched. */
+  async function fileChecksum(file: Doc): Promise<string | undefined> {
+    const url = str(file.url);
+    if (!url || file.provider !== 'local' || !url.startsWith('/')) return undefined;
+    const cacheKey = `${url}|${str(file.hash) ?? ''}|${str(file.size) ?? ''}`;
+    if (fileChecksums.has(cacheKey)) return fileChecksums.get(cacheKey);
+    const root = path.resolve(publicDir());
+    const target = path.resolve(root, `.${decodeURIComponent(url.split('?')[0]!)}`);
+    let checksum: string | undefined;
+    if (target.startsWith(root + path.sep)) {
+      try {
+        checksum = `sha256:${sha256Hex(await readFile(target))}`;
+      } catch {
+        checksum = undefined;
+      }
+    }
+    fileChecksums.set(cacheKey, checksum);
+    return checksum;
+  }
+
+  function mediaOf(field: string, value: unknown): MediaSource[] {
+    return list(value)
+      .filter((file) => typeof file.url === 'string')
+      .map((file) => ({
+        field,
+        url: String(file.url),
+        mime: str(file.mime),
+        alt: str(file.alternativeText) || undefined,
+        caption: str(file.caption) || undefined,
+        width: typeof file.width === 'number' ? file.width : undefined,
+        height: typeof file.height === 'number' ? file.height : undefined,
+      }));
+  }
+
+  async function toEntry(uid: string, typeKey: string, map: FieldMap, doc: Doc, lang: string): Promise<{ entry: EntrySource; problems: MetadataProblem[] }> {
+    const { metadata, problems } = readEntryMetadata(doc[METADATA_ATTRIBUTE]);
+    const pathValues: Record<string, string> = { locale: lang, documentId: String(doc.documentId) };
+    for (const field of map.pathFields) {
+      const value = str(doc[field]);
+      if (value !== undefined) pathValues[field] = value;
+    }
+    const datasets = [];
+    for (const role of map.datasets) {
+      for (const item of list(doc[role.field])) {
+        const file = list(item.file)[0];
+        datasets.push({
+          field: role.field,
+          title: role.title ? str(item[role.title]) : undefined,
+          description: str(item.description),
+          fileUrl: file ? str(file.url) : undefined,
+          mime: file ? str(file.mime) : undefined,
+          fileChecksum: file ? await fileChecksum(file) : undefined,
+          columns: columnsOf(item.columns),
+          sourceMethod: str(item.source_method) || undefined,
+          updateCycle: str(item.update_cycle) || undefined,
+        });
+      }
+    }
+    const entry: EntrySource = {
+      uid,
+      typeKey,
+      documentId: String(doc.documentId),
+      lang,
+      slug: map.slug ? str(doc[map.slug]) : undefined,
+      title: str(doc[map.title]) ?? String(doc.documentId),
+      summary: map.summary ? str(doc[map.summary]) : undefined,
+      createdAt: isoOf(doc.createdAt),
+      updatedAt: isoOf(doc.updatedAt),
+      publishedAt: isoOf(doc.publishedAt),
+      bodies: map.bodies.map((b) => ({ field: b.field, format: b.format, value: doc[b.field] })),
+      media: map.media.flatMap((field) => mediaOf(field, doc[field])),
+      faq: map.faq.flatMap((role) =>
+        list(doc[role.field]).map((item) => ({ question: str(item[role.question]) ?? '', answer: str(item[role.answer]) ?? '' })),
+      ),
+      tables: map.tables.flatMap((role) =>
+        list(doc[role.field]).map((item) => ({
+          field: role.field,
+          caption: role.caption ? str(item[role.caption]) : undefined,
+          columns: columnsOf(item.columns),
+          rows: rowsOf(item.rows),
+          sourceMethod: str(item.source_method) || undefined,
+          updateCycle: str(item.update_cycle) || undefined,
+        })),
+      ),
+      datasets,
+      authors: map.author
+        ? list(doc[map.author.field]).map((a) => ({
+            name: str(a[map.author!.name]) ?? '',
+            orcid: map.author!.orcid ? str(a[map.author!.orcid]) || undefined : undefined,
+          }))
+        : [],
+      metadata,
+      pathValues,
+    };
+    return { entry, problems };
+  }
+
+  return {
+    /** Locale codes of the site, default first. */
+    async locales(fallback: string): Promise<{ codes: string[]; defaultLocale: string }> {
+      const service = strapi.plugin('i18n')?.service('locales') as
+        | { find: () => Promise<{ code: string; isDefault?: boolean }[]>; getDefaultLocale?: () => Promise<string> }
+        | undefined;
+      if (!service) return { codes: [fallback], defaultLocale: fallback };
+      const found = await service.find();
+      const defaultLocale = found.find((l) => l.isDefault)?.code ?? fallback;
+      const codes = [defaultLocale, ...found.map((l) => l.code).filter((c) => c !== defaultLocale)];
+      return { codes, defaultLocale };
+    },
+
+    isLocalized(uid: string): boolean {
+      const schema = strapi.contentType(uid as never) as { pluginOptions?: { i18n?: { localized?: boolean } } };
+      return schema?.pluginOptions?.i18n?.localized === true;
+    },
+
+    /** Published entries of one type in one locale, in documentId order, a page at a time. */
+    async *published(
+      uid: string,
+      typeKey: string,
+      map: FieldMap,
+      locale: string | undefined,
+      lang: string,
+    ): AsyncGenerator<{ entry: EntrySource; problems: MetadataProblem[] }> {
+      const populate = populateFor(map);
+      for (let start = 0; ; start += PAGE) {
+        const docs = (await strapi.documents(uid as never).findMany({
+          status: 'published',
+          ...(locale ? { locale } : {}),
+          populate,
+          sort: 'documentId:asc',
+          start,
+          limit: PAGE,
+        } as never)) as unknown as Doc[];
+        for (const doc of docs) yield toEntry(uid, typeKey, map, doc, lang);
+        if (docs.length < PAGE) break;
+      }
+    },
+  };
+};
+
+export type SourceRepository = ReturnType<typeof createSourceRepository>;

@@ -1,0 +1,5 @@
+import contentApi from './content-api';
+
+export default {
+  'content-api': contentApi,
+};

@@ -1,0 +1,30 @@
+/**
+ * Public contract of the sitemap-ai content API (SPEC §6): request parameters
+ * and response envelopes, shared by the server and the admin.
+ */
+import type { ManifestItem } from '../../server/src/core/types';
+
+export type { ManifestItem };
+
+export interface ManifestQuery {
+  limit: number;
+  page_token?: string;
+  type?: ManifestItem['type'];
+  lang?: string;
+}
+
+export interface SnapshotRef {
+  id: string;
+  created_at: string;
+}
+
+export interface ManifestPage {
+  spec: 'sitemap-ai/1';
+  snapshot: SnapshotRef;
+  items: ManifestItem[];
+  next_page_token: string | null;
+}
+
+export interface ErrorBody {
+  error: { status: number; name: string; message: string; details?: Record<string, unknown> };
+}

@@ -1,0 +1,2 @@
+// Bundled by the host's admin build (Vite, ESM).
+export { default } from './admin/src/index';
