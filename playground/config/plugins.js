@@ -12,6 +12,9 @@ module.exports = ({ env }) => ({
     resolve: path.resolve(__dirname, '..', '..'),
     config: {
       siteUrl: env('SITEMAP_AI_SITE_URL', 'https://example.com'),
+      // Where this Strapi answers, so content_url links work in the demo.
+      apiUrl: env('SITEMAP_AI_API_URL', `http://localhost:${env.int('PORT', 1337)}`),
+      snapshotRetention: env.int('SITEMAP_AI_SNAPSHOT_RETENTION', 10),
       defaultLocale: 'en',
       defaults: {
         license: TDM_LICENSE,

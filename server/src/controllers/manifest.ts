@@ -60,7 +60,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     async schema(ctx: Context) {
       await respondWithCache(ctx, { etag: `"schema-${sha256Hex(JSON.stringify(MANIFEST_SCHEMA)).slice(0, 20)}"` }, async () => {
         ctx.type = 'application/schema+json; charset=utf-8';
-        return MANIFEST_SCHEMA;
+        return JSON.stringify(MANIFEST_SCHEMA, null, 2);
       });
     },
   };

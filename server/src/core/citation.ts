@@ -29,13 +29,17 @@ function apaAuthors(authors: readonly string[]): string {
   return `${formatted.slice(0, -1).join(', ')}, & ${formatted[formatted.length - 1]}`;
 }
 
+const BIBTEX_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\textbackslash{}',
+  '~': '\\textasciitilde{}',
+  '^': '\\textasciicircum{}',
+};
+
 /** BibTeX-safe text: special characters escaped, braces balanced. */
 export function escapeBibtex(text: string): string {
+  // One pass, so the braces of `\textbackslash{}` are not escaped again.
   return text
-    .replace(/\\/g, '\\textbackslash{}')
-    .replace(/([{}%&$#_])/g, '\\$1')
-    .replace(/~/g, '\\textasciitilde{}')
-    .replace(/\^/g, '\\textasciicircum{}')
+    .replace(/[\\~^{}%&$#_]/g, (c) => BIBTEX_ESCAPES[c] ?? `\\${c}`)
     .replace(/[\r\n]+/g, ' ');
 }
 

@@ -128,7 +128,13 @@ export function parsePluginConfig(raw: unknown): PluginConfig {
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const key = issue.code === 'unrecognized_keys' ? keyPath([...issue.path, issue.keys[0]!]) : keyPath(issue.path);
-    const message = issue.code === 'unrecognized_keys' ? `unknown key (allowed keys are listed in the README)` : issue.message;
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown key (allowed keys are listed in the README)`
+        : issue.code === 'invalid_key'
+          ? // A bad record key (a content-type UID): zod nests the reason the key schema gave.
+            (issue.issues[0]?.message ?? issue.message)
+          : issue.message;
     throw new ConfigError(key || '(root)', message);
   }
   return result.data;

@@ -149,6 +149,15 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
   const splitDepth = options.chunk === 'by_h3' ? 3 : options.chunk === 'whole' ? 0 : 2;
   const sections = splitSections(tokens, splitDepth, registry);
   const faqHeadings = new Set((options.faqHeadings ?? DEFAULT_FAQ_HEADINGS).map((h) => h.toLowerCase()));
+  // The question/answer region of each FAQ H2 (the tokens up to the next H1/H2), found on the
+  // whole document so that `by_h3` and `whole` yield the same `faq` fragments as `by_h2`.
+  const faqRegions = new Map<Token, Token[]>();
+  tokens.forEach((token, index) => {
+    if (token.type !== 'heading' || token.depth !== 2) return;
+    if (!faqHeadings.has(plainText(token.tokens, token.text).toLowerCase())) return;
+    const end = tokens.findIndex((t, i) => i > index && t.type === 'heading' && t.depth <= 2);
+    faqRegions.set(token, tokens.slice(index + 1, end === -1 ? undefined : end));
+  });
   const fragments: Fragment[] = [];
 
   for (const section of sections) {
@@ -195,16 +204,17 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
         });
       }
     });
-    if (section.depth === 2 && section.title && faqHeadings.has(section.title.toLowerCase())) {
-      const questions = splitSections(section.tokens.slice(1), 3, new AnchorRegistry());
-      for (const question of questions) {
+    for (const token of section.tokens) {
+      const region = faqRegions.get(token);
+      if (!region) continue;
+      for (const question of splitSections(region, 3, new AnchorRegistry())) {
         if (!question.title) continue;
         fragments.push({
           key: registry.claim(`faq-${slugify(question.title, 70)}`),
           type: 'faq',
           title: question.title,
           text: canonicalText(rawOf(question.tokens)),
-          section: section.key,
+          section: options.chunk === 'whole' ? undefined : section.key,
           links: linksIn(question.tokens),
         });
       }

@@ -154,7 +154,6 @@ function makeDraft(
       canonical: ctx.pageUrl,
       author_id: ctx.authorId,
       author: ctx.authors.length > 0 ? ctx.authors.join(', ') : undefined,
-      first_published: entry.createdAt,
     }),
     content_url: contentUrl(site, spec.id),
     ...spec.extra,
@@ -178,6 +177,7 @@ function makeDraft(
       authors: ctx.authors,
       siteName: site.siteName,
       url: spec.url,
+      // Replaced by the item's own `modified` when stored (storedItem).
       date: entry.publishedAt ?? entry.updatedAt ?? '',
       lang: entry.lang,
     },
@@ -264,12 +264,15 @@ export function linkTranslations(reference: readonly ItemDraft[], translation: r
   });
 }
 
-/** Hash of every published field but the checksum: a change here is a metadata change. */
+/**
+ * Hash of every published field but the checksum: a change here is a metadata
+ * change. Dates that move on every re-publish (the entry's publishedAt) are
+ * left out, so re-publishing unchanged content changes nothing.
+ */
 export function finalizeDraft(draft: ItemDraft): ItemDraft {
   const { checksum: _checksum, ...meta } = draft.item;
-  const metaHash = sha256Hex(
-    stableStringify({ meta, pin: draft.stabilityPin, citation: draft.citationOverride, cite: draft.citationInput }),
-  );
+  const { date: _date, ...cite } = draft.citationInput;
+  const metaHash = sha256Hex(stableStringify({ meta, pin: draft.stabilityPin, citation: draft.citationOverride, cite }));
   return { ...draft, metaHash };
 }
 
@@ -289,13 +292,22 @@ export function versionItem(
     const modified = draft.sourceModified;
     return {
       change: 'added',
-      state: { checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: 1, metaVersion: 0, modified, history: [modified] },
+      state: {
+        checksum: draft.checksum,
+        metaHash: draft.metaHash,
+        contentVersion: 1,
+        metaVersion: 0,
+        modified,
+        firstPublished: modified,
+        history: [modified],
+      },
     };
   }
   if (previous.checksum !== draft.checksum) {
     return {
       change: 'content',
       state: {
+        ...previous,
         checksum: draft.checksum,
         metaHash: draft.metaHash,
         contentVersion: previous.contentVersion + 1,
@@ -318,11 +330,16 @@ export function versionString(state: Pick<StoredItemState, 'contentVersion' | 'm
   return `v${state.contentVersion}.${state.metaVersion}`;
 }
 
-/** The stored form of an item: everything but the values computed when it is served. */
+/**
+ * The stored form of an item: everything but the values computed when it is
+ * served. The citation is dated by the item's own last change.
+ */
 export function storedItem(draft: ItemDraft, state: StoredItemState): ManifestItem {
   const version = versionString(state);
-  const citation = { ...buildCitation(draft.citationInput, version), ...definedOnly(draft.citationOverride ?? {}) };
-  return { ...draft.item, version, modified: state.modified, citation } as ManifestItem;
+  const generated = buildCitation({ ...draft.citationInput, date: state.modified }, version);
+  const citation = { ...generated, ...definedOnly(draft.citationOverride ?? {}) };
+  const signals = { ...draft.item.signals, first_published: state.firstPublished };
+  return { ...draft.item, signals, version, modified: state.modified, citation } as ManifestItem;
 }
 
 /**

@@ -54,7 +54,8 @@ function parseOverride(raw: unknown, prefix: string, problems: MetadataProblem[]
   const shape = metadataOverrideSchema.shape as Record<string, z.ZodType>;
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'fragments' || key === 'sensitive' || key === 'reason') continue;
-    const field = shape[key];
+    // Own keys only: `constructor`, `__proto__`, `toString` are unknown keys, not Object.prototype members.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
       problems.push({ key: `${prefix}${key}`, message: 'unknown key' });
       continue;
@@ -82,10 +83,13 @@ export function readEntryMetadata(raw: unknown): { metadata: EntryMetadata; prob
       if (typeof record.fragments !== 'object' || record.fragments === null || Array.isArray(record.fragments)) {
         problems.push({ key: 'fragments', message: 'must be an object keyed by fragment id' });
       } else {
-        metadata.fragments = {};
-        for (const [id, value] of Object.entries(record.fragments as Record<string, unknown>)) {
-          metadata.fragments[id] = parseOverride(value, `fragments["${id}"].`, problems);
-        }
+        // Object.fromEntries defines own properties: an id "__proto__" cannot replace the prototype.
+        metadata.fragments = Object.fromEntries(
+          Object.entries(record.fragments as Record<string, unknown>).map(([id, value]) => [
+            id,
+            parseOverride(value, `fragments["${id}"].`, problems),
+          ]),
+        );
       }
     }
   }

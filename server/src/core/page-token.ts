@@ -40,8 +40,10 @@ export function decodePageToken(token: string, secret: string): PagePosition {
     throw new InvalidPageTokenError('malformed token');
   }
   const [payload, signature] = parts as [string, string];
-  const expected = mac(secret, payload);
-  const given = Buffer.from(signature, 'base64url');
+  // Compare the signature as text: decoding base64url would ignore the unused
+  // low bits of its last character, so several strings would be accepted.
+  const expected = Buffer.from(mac(secret, payload).toString('base64url'), 'utf8');
+  const given = Buffer.from(signature, 'utf8');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new InvalidPageTokenError('signature does not match (the token was altered or issued by another site)');
   }

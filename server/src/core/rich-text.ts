@@ -83,7 +83,8 @@ function children(field: string, node: BlockNode, depth: number): BlockNode[] {
 export function escapeMarkdown(text: string): string {
   return text
     .replace(/([\\`*_[\]<>|])/g, '\\$1')
-    .replace(/^(\s*)([#>+-])/gm, '$1\\$2')
+    // Line starts: ATX headings, quotes, list markers, setext underlines (`===`) and `~~~` fences.
+    .replace(/^(\s*)([#>+=~-])/gm, '$1\\$2')
     .replace(/^(\s*\d+)([.)])/gm, '$1\\$2');
 }
 
@@ -169,7 +170,14 @@ function blockToMarkdown(field: string, node: BlockNode, depth: number): string 
 /** Strapi Blocks (the JSON of the Blocks editor) → Markdown. */
 export function blocksToMarkdown(field: string, value: unknown): string {
   if (!Array.isArray(value)) throw new InvalidRichTextError(field, 'Blocks content must be an array of blocks');
-  if (JSON.stringify(value).length > MAX_RICH_TEXT_CHARS) {
+  let size: number;
+  try {
+    size = JSON.stringify(value).length;
+  } catch {
+    // RangeError of a hostile, very deep nesting (or a cycle): refused like any malformed value.
+    throw new InvalidRichTextError(field, `nesting deeper than ${MAX_BLOCK_DEPTH}`);
+  }
+  if (size > MAX_RICH_TEXT_CHARS) {
     throw new InvalidRichTextError(field, `content exceeds the limit of ${MAX_RICH_TEXT_CHARS} characters`);
   }
   return value

@@ -126,8 +126,8 @@ const item = {
   allOf: [
     {
       if: { properties: { type: { const: 'article' } } },
-      then: { not: { required: ['parent'] } },
-      else: { required: ['parent'], properties: { url: { pattern: '#[a-z0-9-]+$' } } },
+      then: { properties: { parent: false } },
+      else: { required: ['parent'], properties: { parent: { type: 'string' }, url: { type: 'string', pattern: '#[a-z0-9-]+$' } } },
     },
   ],
 };

@@ -261,6 +261,8 @@ export interface StoredItemState {
   contentVersion: number;
   metaVersion: number;
   modified: string;
+  /** When the item was first published (kept across versions). */
+  firstPublished: string;
   /** ISO times of the item's content changes, oldest first (bounded). */
   history: string[];
 }

@@ -31,7 +31,12 @@ function append(parent: XMLBuilder, name: string, value: unknown): void {
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) append(element, key, child);
     return;
   }
-  parent.ele(name).txt(String(value));
+  parent.ele(name).txt(xmlText(String(value)));
+}
+
+/** Characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) are dropped. */
+function xmlText(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
 }
 
 export interface XmlPage {

@@ -61,6 +61,7 @@ const STATE_FIELDS = [
   'content_version',
   'meta_version',
   'modified_at',
+  'first_published',
   'history',
   'stability_pin',
 ];
@@ -97,6 +98,7 @@ function toVersion(row: Row): ItemVersion {
       contentVersion: Number(row.content_version),
       metaVersion: Number(row.meta_version),
       modified: String(row.modified_at),
+      firstPublished: String(row.first_published ?? row.modified_at),
       history: parseJson<string[]>(row.history, []),
     },
   };
@@ -155,6 +157,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             content_version: v.state.contentVersion,
             meta_version: v.state.metaVersion,
             modified_at: v.state.modified,
+            first_published: v.state.firstPublished,
             history: v.state.history,
             stability_pin: v.stabilityPin ?? null,
             data: v.data,

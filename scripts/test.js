@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+'use strict';
+
+/**
+ * The whole test suite, in the order CI runs it: typecheck → unit →
+ * integration (SQLite, PostgreSQL, MariaDB) → e2e (browser).
+ * SITEMAP_AI_TEST_DBS narrows the databases; SKIP_E2E=true skips the browser.
+ */
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const bin = (pkg, file) => require.resolve(`${pkg}/${file}`, { paths: [ROOT] });
+
+const steps = [
+  ['build', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.build.json']],
+  ['typecheck', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.plugin.json', '--noEmit']],
+  ['unit', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'unit']],
+  ['integration', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'integration']],
+];
+
+const started = Date.now();
+for (const [name, args] of steps) {
+  const t = Date.now();
+  console.log(`\n=== ${name} ===`);
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: process.env });
+  console.log(`=== ${name}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - t) / 1000).toFixed(1)} s ===`);
+  if (result.status !== 0) process.exit(result.status || 1);
+}
+console.log(`\nAll test steps passed in ${((Date.now() - started) / 1000).toFixed(1)} s.`);

@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalText, checksumOf, sha256Hex, stableStringify } from '../../server/src/core/canonical';
+
+/** Golden values computed outside the code under test: `printf '<bytes>' | sha256sum`. */
+const CAFE_NFC = 'sha256:73473dcc12b763085904a5279d048c4d5b3b008c46f1f32443b99de04aa83a14'; // printf 'Caf\xc3\xa9'
+const CAFE_NFD_RAW = 'c42cc7a1ca08364b6fd859fa50d2454730a8236290a423373cc630da77c6d711'; // printf 'Cafe\xcc\x81'
+const SECTION_LF = 'sha256:d7825f7a993bf44495fdfb51f14c4ab73fee1d147f94f1007469c687e9d2d1b8';
+const SLOVAK_HEADING = 'sha256:3b4b336c1c8596f9b813a1ba4fd795d0a19a9c075ee76125d6319decd6efd5c5';
+const EMPTY = 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+describe('canonicalText', () => {
+  it('Given a decomposed "Café" with a CRLF, When canonicalised, Then it equals the NFC text without the line ending', () => {
+    const canonical = canonicalText('Cafe\u0301\r\n');
+    expect(canonical).toBe('Caf\u00e9');
+    expect(canonical).toHaveLength(4);
+  });
+
+  it('Given CRLF and lone CR line endings, When canonicalised, Then every line ends with LF', () => {
+    expect(canonicalText('## Results\r\n\r\nLine one\rLine two\r\n')).toBe('## Results\n\nLine one\nLine two');
+  });
+
+  it('Given leading and trailing blank lines and spaces, When canonicalised, Then only the outer whitespace is removed', () => {
+    expect(canonicalText('\n\n  \tIntro paragraph.\n\n    indented code\n  \n')).toBe('Intro paragraph.\n\n    indented code');
+  });
+
+  it('Given canonical text, When canonicalised again, Then it is unchanged (idempotent property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => {
+        const once = canonicalText(text);
+        expect(canonicalText(once)).toBe(once);
+        expect(once).not.toMatch(/\r/);
+        expect(once).toBe(once.trim());
+      }),
+    );
+  });
+});
+
+describe('checksumOf', () => {
+  it('Given NFD input, When checksummed after canonicalisation, Then it equals the golden checksum of NFC "Café"', () => {
+    expect(checksumOf(canonicalText('Cafe\u0301\r\n'))).toBe(CAFE_NFC);
+    expect(checksumOf(canonicalText('Caf\u00e9'))).toBe(CAFE_NFC);
+  });
+
+  it('Given the raw NFD bytes, When hashed without canonicalisation, Then the checksum differs (NFC matters)', () => {
+    expect(sha256Hex('Cafe\u0301')).toBe(CAFE_NFD_RAW);
+    expect(`sha256:${CAFE_NFD_RAW}`).not.toBe(CAFE_NFC);
+  });
+
+  it('Given a section written with CRLF, When canonicalised and checksummed, Then it matches the LF golden value', () => {
+    const crlf = '## Why classic sitemaps fail\r\n\r\nA sitemap.xml entry carries four fields.\r\nLarge language models retrieve passages.\r\n';
+    expect(checksumOf(canonicalText(crlf))).toBe(SECTION_LF);
+  });
+
+  it('Given Slovak text with diacritics, When checksummed, Then the UTF-8 bytes are hashed', () => {
+    expect(checksumOf('Prečo je klasická sitemap nedostačujúca')).toBe(SLOVAK_HEADING);
+  });
+
+  it('Given empty text, When checksummed, Then it is the sha256 of zero bytes', () => {
+    expect(checksumOf('')).toBe(EMPTY);
+  });
+
+  it('Given any text, When checksummed twice, Then the result is the same lowercase sha256 (determinism property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (text) => {
+        const a = checksumOf(canonicalText(text));
+        expect(a).toMatch(/^sha256:[0-9a-f]{64}$/);
+        expect(checksumOf(canonicalText(text))).toBe(a);
+      }),
+    );
+  });
+
+  it('Given two texts that differ after canonicalisation, When checksummed, Then the checksums differ (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 100 }), fc.string({ maxLength: 100 }), (a, b) => {
+        fc.pre(canonicalText(a) !== canonicalText(b));
+        expect(checksumOf(canonicalText(a))).not.toBe(checksumOf(canonicalText(b)));
+      }),
+    );
+  });
+});
+
+describe('stableStringify', () => {
+  it('Given nested objects, When stringified, Then keys are sorted at every level and undefined members are dropped', () => {
+    const value = { usage: { train: 'deny', infer: 'allow' }, license: 'https://example.com/license', pin: undefined, topics: ['GEO', undefined] };
+    expect(stableStringify(value)).toBe(
+      '{"license":"https://example.com/license","topics":["GEO",null],"usage":{"infer":"allow","train":"deny"}}',
+    );
+  });
+
+  it('Given the same object built with keys in another order, When stringified, Then the output is identical (property)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 }), (record) => {
+        const reversed = Object.fromEntries(Object.entries(record).reverse());
+        expect(stableStringify(reversed)).toBe(stableStringify(record));
+      }),
+    );
+  });
+
+  it('Given JSON values, When stringified, Then the output parses back to an equal value (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        expect(JSON.parse(stableStringify(value))).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+  });
+
+  it('Given arrays, When stringified, Then their order is kept (arrays are not sorted)', () => {
+    expect(stableStringify(['b', 'a'])).not.toBe(stableStringify(['a', 'b']));
+  });
+});

@@ -1,0 +1,167 @@
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PAGE_TOKEN_MAX_LENGTH } from '../../server/src/core/constants';
+import { InvalidPageTokenError } from '../../server/src/core/errors';
+import { decodePageToken, encodePageToken, type PagePosition } from '../../server/src/core/page-token';
+
+const SECRET = 'f3c1e9a7b5d2084e6c1a9f7e3d5b2c8a'; // 32 characters, as the config requires
+const OTHER_SECRET = '0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d';
+const POSITION: PagePosition = { snapshot: 42, after: 'article:geo-index:en:results-table-1', filters: 'lang=en&type=section', feed: 'manifest' };
+
+/** A token signed with SECRET around an arbitrary payload, as only a key holder could make it. */
+function forge(payload: unknown, secret = SECRET): string {
+  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+}
+
+const positionArb = fc.record({
+  snapshot: fc.integer({ min: 1, max: 2_000_000_000 }),
+  after: fc.stringMatching(/^[a-z0-9][a-z0-9:-]{0,120}$/),
+  filters: fc.constantFrom('', 'lang=en', 'type=table', 'lang=sk&type=faq'),
+  feed: fc.constantFrom('manifest', 'delta:41'),
+});
+
+describe('encodePageToken / decodePageToken', () => {
+  it('Given a position, When encoded and decoded, Then the same position comes back', () => {
+    expect(decodePageToken(encodePageToken(POSITION, SECRET), SECRET)).toEqual(POSITION);
+  });
+
+  it('Given the same position twice, When encoded, Then the tokens are identical and URL-safe', () => {
+    const token = encodePageToken(POSITION, SECRET);
+    expect(encodePageToken({ ...POSITION }, SECRET)).toBe(token);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('Given different positions, When encoded, Then the tokens differ', () => {
+    const token = encodePageToken(POSITION, SECRET);
+    expect(encodePageToken({ ...POSITION, snapshot: 43 }, SECRET)).not.toBe(token);
+    expect(encodePageToken({ ...POSITION, after: 'article:geo-index:en:results' }, SECRET)).not.toBe(token);
+    expect(encodePageToken({ ...POSITION, filters: 'lang=en' }, SECRET)).not.toBe(token);
+    expect(encodePageToken({ ...POSITION, feed: 'delta:41' }, SECRET)).not.toBe(token);
+    expect(encodePageToken(POSITION, OTHER_SECRET)).not.toBe(token);
+  });
+
+  it('Given any position, When round-tripped, Then it is unchanged (property)', () => {
+    fc.assert(
+      fc.property(positionArb, (position) => {
+        const token = encodePageToken(position, SECRET);
+        expect(token.length).toBeLessThanOrEqual(PAGE_TOKEN_MAX_LENGTH);
+        expect(decodePageToken(token, SECRET)).toEqual(position);
+      }),
+    );
+  });
+});
+
+describe('decodePageToken — rejected tokens', () => {
+  const token = encodePageToken(POSITION, SECRET);
+  const [payload, signature] = token.split('.') as [string, string];
+
+  function rejects(candidate: string, message?: RegExp): void {
+    expect(() => decodePageToken(candidate, SECRET)).toThrow(InvalidPageTokenError);
+    if (message) expect(() => decodePageToken(candidate, SECRET)).toThrow(message);
+  }
+
+  it('Given a payload changed to another snapshot, When decoded, Then the signature does not match', () => {
+    const tampered = Buffer.from(JSON.stringify([1, 1, POSITION.after, POSITION.filters, POSITION.feed])).toString('base64url');
+    rejects(`${tampered}.${signature}`, /signature does not match/);
+  });
+
+  it('Given a changed signature, When decoded, Then it is refused', () => {
+    const flipped = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1);
+    rejects(`${payload}.${flipped}`, /signature does not match/);
+  });
+
+  it('Given every other character in the last place of the signature, When decoded, Then each is refused (no base64 malleability)', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const c of alphabet) {
+      if (c === signature[signature.length - 1]) continue;
+      rejects(`${payload}.${signature.slice(0, -1)}${c}`);
+    }
+  });
+
+  it('Given a token of another site (other secret), When decoded, Then it is refused', () => {
+    expect(() => decodePageToken(encodePageToken(POSITION, OTHER_SECRET), SECRET)).toThrow(/issued by another site/);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['only the payload', payload],
+    ['truncated signature', token.slice(0, -5)],
+    ['truncated payload', token.slice(3)],
+    ['three parts', `${token}.AAAA`],
+    ['empty signature', `${payload}.`],
+    ['padding', `${token}=`],
+    ['standard base64 characters', `${payload.slice(0, -1)}+.${signature}`],
+    ['spaces', ` ${token}`],
+    ['garbage', 'not-a-token'],
+    ['non-base64', '💥💥💥.💥💥💥'],
+    ['SQL', "1' OR '1'='1.AAAA"],
+  ])('Given a token with %s, When decoded, Then InvalidPageTokenError', (_, candidate) => {
+    rejects(candidate);
+  });
+
+  it('Given a huge token, When decoded, Then it is refused before any hashing', () => {
+    rejects('A'.repeat(PAGE_TOKEN_MAX_LENGTH + 1), /too long/);
+    rejects(`${'A'.repeat(10_000)}.${signature}`, /too long/);
+  });
+
+  it('Given a non-string, When decoded, Then it is refused', () => {
+    expect(() => decodePageToken(undefined as unknown as string, SECRET)).toThrow(InvalidPageTokenError);
+    expect(() => decodePageToken(['a.b'] as unknown as string, SECRET)).toThrow(InvalidPageTokenError);
+  });
+
+  it.each([
+    ['another version', [2, 42, 'article:x:en', '', 'manifest']],
+    ['version as a string', ['1', 42, 'article:x:en', '', 'manifest']],
+    ['snapshot 0', [1, 0, 'article:x:en', '', 'manifest']],
+    ['fractional snapshot', [1, 4.5, 'article:x:en', '', 'manifest']],
+    ['snapshot as string', [1, '42', 'article:x:en', '', 'manifest']],
+    ['too few fields', [1, 42, 'article:x:en', '']],
+    ['an object', { v: 1, snapshot: 42 }],
+    ['an over-long id', [1, 42, 'a'.repeat(256), '', 'manifest']],
+    ['non-string filters', [1, 42, 'article:x:en', null, 'manifest']],
+  ])('Given a correctly signed payload with %s, When decoded, Then it is refused as unsupported', (_, decoded) => {
+    rejects(forge(decoded), /unsupported token version or contents/);
+  });
+
+  it('Given a correctly signed payload that is not JSON, When decoded, Then it is refused as malformed', () => {
+    const body = Buffer.from('{not json', 'utf8').toString('base64url');
+    rejects(`${body}.${createHmac('sha256', SECRET).update(body).digest('base64url')}`, /malformed/);
+  });
+
+  it('Given a well-formed forged payload signed with the right secret, When decoded, Then it is accepted (the forge helper is faithful)', () => {
+    expect(decodePageToken(forge([1, 7, 'article:x:en', '', 'manifest']), SECRET)).toEqual({
+      snapshot: 7,
+      after: 'article:x:en',
+      filters: '',
+      feed: 'manifest',
+    });
+  });
+
+  it('Given any single-character change of a valid token, When decoded, Then it is refused (property)', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ ';
+    fc.assert(
+      fc.property(positionArb, fc.nat(), fc.constantFrom(...alphabet), (position, at, replacement) => {
+        const valid = encodePageToken(position, SECRET);
+        const index = at % valid.length;
+        fc.pre(valid[index] !== replacement);
+        const mutated = valid.slice(0, index) + replacement + valid.slice(index + 1);
+        expect(() => decodePageToken(mutated, SECRET)).toThrow(InvalidPageTokenError);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('Given any insertion or deletion in a valid token, When decoded, Then it is refused (property)', () => {
+    fc.assert(
+      fc.property(positionArb, fc.nat(), fc.boolean(), fc.constantFrom('A', '-', '_', '.', '0'), (position, at, remove, inserted) => {
+        const valid = encodePageToken(position, SECRET);
+        const index = at % valid.length;
+        const mutated = remove ? valid.slice(0, index) + valid.slice(index + 1) : valid.slice(0, index) + inserted + valid.slice(index);
+        expect(() => decodePageToken(mutated, SECRET)).toThrow(InvalidPageTokenError);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
