@@ -17,13 +17,16 @@ const steps = [
   ['typecheck', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.plugin.json', '--noEmit']],
   ['unit', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'unit']],
   ['integration', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'integration']],
+  // The plugin's admin entry must build inside a real Strapi admin (Vite).
+  ['admin build', [path.join(ROOT, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'build'], 'playground'],
 ];
 
 const started = Date.now();
-for (const [name, args] of steps) {
+for (const [name, args, dir] of steps) {
   const t = Date.now();
   console.log(`\n=== ${name} ===`);
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: process.env });
+  const cwd = dir ? path.join(ROOT, dir) : ROOT;
+  const result = spawnSync(process.execPath, args, { cwd, stdio: 'inherit', env: process.env });
   console.log(`=== ${name}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - t) / 1000).toFixed(1)} s ===`);
   if (result.status !== 0) process.exit(result.status || 1);
 }

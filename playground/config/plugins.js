@@ -15,6 +15,11 @@ module.exports = ({ env }) => ({
       // Where this Strapi answers, so content_url links work in the demo.
       apiUrl: env('SITEMAP_AI_API_URL', `http://localhost:${env.int('PORT', 1337)}`),
       snapshotRetention: env.int('SITEMAP_AI_SNAPSHOT_RETENTION', 10),
+      rateLimit: {
+        enabled: env.bool('SITEMAP_AI_RATE_LIMIT', true),
+        max: env.int('SITEMAP_AI_RATE_LIMIT_MAX', 600),
+        windowSeconds: 60,
+      },
       defaultLocale: 'en',
       defaults: {
         license: TDM_LICENSE,

@@ -81,6 +81,8 @@ const DEFAULT_ENV: Record<string, string> = {
   LOG_LEVEL: 'error',
   NODE_ENV: 'test',
   ADMIN_RATE_LIMIT: 'false',
+  // Suites crawl every page and every fragment's content; the limiter has its own test.
+  SITEMAP_AI_RATE_LIMIT_MAX: '1000000',
 };
 
 /**

@@ -107,6 +107,14 @@ export const pluginConfigSchema = z
       .default({ default: PAGE_LIMIT_DEFAULT, max: PAGE_LIMIT_MAX }),
     snapshotRetention: z.number().int().min(1).max(1000).default(DEFAULT_SNAPSHOT_RETENTION),
     rebuildOnBootstrap: z.boolean().default(true),
+    rateLimit: z
+      .object({
+        enabled: z.boolean().default(true),
+        max: z.number().int().min(1).max(1_000_000).default(600),
+        windowSeconds: z.number().int().min(1).max(86_400).default(60),
+      })
+      .strict()
+      .default({ enabled: true, max: 600, windowSeconds: 60 }),
   })
   .strict();
 

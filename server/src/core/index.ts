@@ -18,3 +18,4 @@ export * from './urls';
 export * from './xml';
 export type * from './types';
 export * from './params';
+export * from './rate-limit';

@@ -53,7 +53,9 @@ function parseOverride(raw: unknown, prefix: string, problems: MetadataProblem[]
   const result: Record<string, unknown> = {};
   const shape = metadataOverrideSchema.shape as Record<string, z.ZodType>;
   for (const [key, value] of Object.entries(raw)) {
-    if (key === 'fragments' || key === 'sensitive' || key === 'reason') continue;
+    // Entry-only keys are read by readEntryMetadata; inside a fragment override they are unknown
+    // (a fragment is hidden with `exclude`, and a silently ignored `sensitive` would mislead).
+    if (prefix === '' && (key === 'fragments' || key === 'sensitive' || key === 'reason')) continue;
     // Own keys only: `constructor`, `__proto__`, `toString` are unknown keys, not Object.prototype members.
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {

@@ -12,6 +12,11 @@ export function isHttpUrl(value: string): boolean {
 /** A site-relative path (`/uploads/x.png`) made absolute against `base`; absolute URLs pass through. */
 export function absoluteUrl(base: string, value: string): string {
   if (isHttpUrl(value)) return value;
+  // Protocol-relative (`//cdn.example.org/a.png`, common in HTML bodies): another host, the base's scheme.
+  if (value.startsWith('//')) {
+    const withScheme = `${base.startsWith('http:') ? 'http:' : 'https:'}${value}`;
+    if (isHttpUrl(withScheme)) return withScheme;
+  }
   const trimmedBase = base.replace(/\/+$/, '');
   return `${trimmedBase}/${value.replace(/^\/+/, '')}`;
 }

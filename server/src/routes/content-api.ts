@@ -7,7 +7,7 @@ const publicRoute = (path: string, handler: string) => ({
   method: 'GET' as const,
   path,
   handler,
-  config: { auth: false as const, policies: [], middlewares: ['plugin::sitemap-ai.errors'] },
+  config: { auth: false as const, policies: [], middlewares: ['plugin::sitemap-ai.errors', 'plugin::sitemap-ai.rate-limit'] },
 });
 
 export default {

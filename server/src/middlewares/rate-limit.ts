@@ -1,0 +1,41 @@
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { RateLimiter } from '../core/rate-limit';
+import { getService } from '../utils/get-service';
+
+/**
+ * Route middleware of the public endpoints: at most `rateLimit.max` requests
+ * per client IP per window; beyond that 429 with Retry-After (SPEC §8).
+ * Counts are per Strapi instance, kept in memory.
+ */
+// Strapi makes one middleware instance per route: the counts are shared per app.
+const limiters = new WeakMap<Core.Strapi, RateLimiter>();
+
+export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) => {
+  return async (ctx: Context, next: Next) => {
+    const { rateLimit } = getService(strapi, 'settings').config();
+    if (!rateLimit.enabled) return next();
+    let limiter = limiters.get(strapi);
+    if (!limiter) {
+      limiter = new RateLimiter(rateLimit.max, rateLimit.windowSeconds * 1000);
+      limiters.set(strapi, limiter);
+    }
+    const decision = limiter.hit(ctx.ip || 'unknown', Date.now());
+    ctx.set('RateLimit-Limit', String(rateLimit.max));
+    ctx.set('RateLimit-Remaining', String(decision.remaining));
+    if (!decision.allowed) {
+      ctx.status = 429;
+      ctx.set('Retry-After', String(decision.retryAfter));
+      ctx.body = {
+        data: null,
+        error: {
+          status: 429,
+          name: 'RateLimitError',
+          message: `Too many requests: at most ${rateLimit.max} per ${rateLimit.windowSeconds} s. Retry after ${decision.retryAfter} s.`,
+        },
+      };
+      return;
+    }
+    return next();
+  };
+};

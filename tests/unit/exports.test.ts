@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as anchors from '../../server/src/core/anchors';
+import * as core from '../../server/src/core';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** The public API of the pure core. A change here is a change of the plugin's contract: update on purpose. */
+const CORE_EXPORTS = [
+  'AnchorRegistry',
+  'CHECKSUM_PREFIX',
+  'CHUNK_RULES',
+  'ConfigError',
+  'DEFAULT_CHUNK',
+  'DEFAULT_FAQ_HEADINGS',
+  'DEFAULT_MAX_TOKENS',
+  'DEFAULT_SNAPSHOT_RETENTION',
+  'DEFAULT_USAGE',
+  'ENTRY_KEY_MAX_LENGTH',
+  'FRAGMENT_KEY_MAX_LENGTH',
+  'FRAGMENT_TYPES',
+  'HISTORY_MAX_LENGTH',
+  'ID_SEPARATOR',
+  'ITEM_ID_MAX_LENGTH',
+  'ITEM_TYPES',
+  'InvalidPageTokenError',
+  'InvalidParameterError',
+  'InvalidRichTextError',
+  'ItemNotFoundError',
+  'MANIFEST_SCHEMA',
+  'MAX_RICH_TEXT_CHARS',
+  'MAX_TOKENS_LIMIT',
+  'METADATA_ATTRIBUTE',
+  'NoSnapshotError',
+  'OPEN_SNAPSHOT',
+  'PAGE_LIMIT_DEFAULT',
+  'PAGE_LIMIT_MAX',
+  'PAGE_TOKEN_MAX_LENGTH',
+  'PAGE_TOKEN_VERSION',
+  'PLUGIN_ID',
+  'REVISIT_MAX_DAYS',
+  'REVISIT_MIN_DAYS',
+  'RateLimiter',
+  'SCHEMA_ID',
+  'SPEC_VERSION',
+  'STABILITY_SCALE_DAYS',
+  'SitemapAiError',
+  'SnapshotGoneError',
+  'USAGE_KINDS',
+  'USAGE_VALUES',
+  'XML_NAMESPACE',
+  'absoluteUrl',
+  'apaAuthor',
+  'articleId',
+  'blocksToMarkdown',
+  'buildCitation',
+  'buildEntryItems',
+  'canonicalText',
+  'checksumOf',
+  'columnFromHeader',
+  'contentTypeConfigSchema',
+  'contentUrl',
+  'decodePageToken',
+  'encodePageToken',
+  'entryKey',
+  'entryMetadataSchema',
+  'escapeBibtex',
+  'escapeMarkdown',
+  'evidenceSchema',
+  'fillPathPattern',
+  'finalizeDraft',
+  'fragmentEntry',
+  'fragmentId',
+  'headingAnchors',
+  'htmlToMarkdown',
+  'isHttpUrl',
+  'isSameSite',
+  'linkTranslations',
+  'manifestPageToXml',
+  'meanChangeIntervalDays',
+  'meanDaysForScore',
+  'mergeEvidence',
+  'metadataLayer',
+  'metadataOverrideSchema',
+  'normaliseTopics',
+  'parsePluginConfig',
+  'patternPlaceholders',
+  'pluginConfigSchema',
+  'readEntryMetadata',
+  'resolveFieldMap',
+  'resolvePolicy',
+  'revisitAfter',
+  'richTextToMarkdown',
+  'servedItem',
+  'sha256Hex',
+  'slugify',
+  'stabilityScore',
+  'stableStringify',
+  'storedItem',
+  'subFragmentAnchor',
+  'usageOverrideSchema',
+  'validateItemId',
+  'validateManifestParams',
+  'versionItem',
+  'versionString',
+];
+
+/** `strapi-plugin-sitemap-ai/anchors`, imported by sites' front ends. */
+const ANCHOR_EXPORTS = ['AnchorRegistry', 'headingAnchors', 'slugify', 'subFragmentAnchor'];
+
+describe('public API surface', () => {
+  it('Given server/src/core/index.ts, When its runtime exports are listed, Then they are exactly the published core API', () => {
+    expect(Object.keys(core).sort()).toEqual(CORE_EXPORTS);
+  });
+
+  it('Given server/src/core/anchors.ts, When its exports are listed, Then they are exactly the front-end anchors API', () => {
+    expect(Object.keys(anchors).sort()).toEqual(ANCHOR_EXPORTS);
+  });
+
+  it('Given the core index, When its anchors exports are compared, Then they are the same functions as the standalone module', () => {
+    for (const name of ANCHOR_EXPORTS) expect(core[name as keyof typeof core]).toBe(anchors[name as keyof typeof anchors]);
+  });
+
+  it('Given the anchors module, When its source is read, Then it imports nothing (it ships to browsers on its own)', () => {
+    const source = readFileSync(join(ROOT, 'server/src/core/anchors.ts'), 'utf8');
+    expect(source).not.toMatch(/^\s*import\s/m);
+    expect(source).not.toMatch(/\brequire\(/);
+  });
+
+  it('Given package.json, When the anchors entry point is read, Then it points at the compiled anchors module', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+    expect(pkg.exports['./anchors']).toEqual({
+      types: './dist/server/src/core/anchors.d.ts',
+      default: './dist/server/src/core/anchors.js',
+    });
+  });
+
+  it('Given the core modules, When their sources are read, Then none imports Strapi or touches a global strapi', () => {
+    const modules = readFileSync(join(ROOT, 'server/src/core/index.ts'), 'utf8').match(/'\.\/[a-z-]+'/g) ?? [];
+    expect(modules.length).toBeGreaterThan(15);
+    for (const module of modules) {
+      const source = readFileSync(join(ROOT, 'server/src/core', `${module.slice(3, -1)}.ts`), 'utf8');
+      expect(source, module).not.toMatch(/from '@strapi\//);
+      expect(source, module).not.toMatch(/\bstrapi\./);
+    }
+  });
+});
