@@ -10,7 +10,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const bin = (pkg, file) => require.resolve(`${pkg}/${file}`, { paths: [ROOT] });
+const bin = (pkg, file) => path.join(ROOT, 'node_modules', pkg, file);
 
 const steps = [
   ['build', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.build.json']],
@@ -18,7 +18,7 @@ const steps = [
   ['unit', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'unit']],
   ['integration', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'integration']],
   // The plugin's admin entry must build inside a real Strapi admin (Vite).
-  ['admin build', [path.join(ROOT, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'build'], 'playground'],
+  ['admin build', [bin('@strapi/strapi', 'bin/strapi.js'), 'build'], 'playground'],
 ];
 
 const started = Date.now();
