@@ -15,10 +15,27 @@ module.exports = ({ env }) => ({
       // Where this Strapi answers, so content_url links work in the demo.
       apiUrl: env('SITEMAP_AI_API_URL', `http://localhost:${env.int('PORT', 1337)}`),
       snapshotRetention: env.int('SITEMAP_AI_SNAPSHOT_RETENTION', 10),
+      schedule: {
+        enabled: env.bool('SITEMAP_AI_SCHEDULE', true),
+        cron: env('SITEMAP_AI_CRON', '*/15 * * * *'),
+      },
       rateLimit: {
         enabled: env.bool('SITEMAP_AI_RATE_LIMIT', true),
         max: env.int('SITEMAP_AI_RATE_LIMIT_MAX', 600),
         windowSeconds: 60,
+      },
+      // Signed webhooks (SPEC §6 events): one subscriber when SITEMAP_AI_WEBHOOK_URL is set.
+      webhooks: {
+        subscribers: env('SITEMAP_AI_WEBHOOK_URL')
+          ? [{ url: env('SITEMAP_AI_WEBHOOK_URL'), secret: env('SITEMAP_AI_WEBHOOK_SECRET', '') }]
+          : [],
+        baseDelaySeconds: env.int('SITEMAP_AI_WEBHOOK_BASE_DELAY', 30),
+      },
+      // IndexNow ping of changed page URLs: off unless SITEMAP_AI_INDEXNOW=true (and a key).
+      indexNow: {
+        enabled: env.bool('SITEMAP_AI_INDEXNOW', false),
+        endpoint: env('SITEMAP_AI_INDEXNOW_ENDPOINT', 'https://api.indexnow.org/indexnow'),
+        key: env('SITEMAP_AI_INDEXNOW_KEY'),
       },
       defaultLocale: 'en',
       defaults: {

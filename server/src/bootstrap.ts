@@ -1,22 +1,43 @@
 import type { Core } from '@strapi/strapi';
+import { ACTIONS } from './core/actions';
 import { getService } from './utils/get-service';
 
+const ACTION_NAMES: Record<string, { displayName: string; subCategory: string }> = {
+  [ACTIONS.readSettings]: { displayName: 'Read settings', subCategory: 'settings' },
+  [ACTIONS.updateSettings]: { displayName: 'Update settings', subCategory: 'settings' },
+  [ACTIONS.editFields]: { displayName: 'Edit AI fields of entries', subCategory: 'editing' },
+  [ACTIONS.rebuild]: { displayName: 'Rebuild the manifest', subCategory: 'manifest' },
+  [ACTIONS.readDashboard]: { displayName: 'Read the dashboard', subCategory: 'manifest' },
+};
+
 /**
- * Checks the enabled types against their schemas (a bad field name stops
- * start-up, naming the config key) and builds the first snapshot when none
- * exists yet.
+ * Registers the plugin's permissions, checks the enabled types against their
+ * schemas (a bad field name stops start-up, naming the config key), builds
+ * the first snapshot when none exists, and starts the schedule.
  */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  await strapi.admin.services.permission.actionProvider.registerMany(
+    Object.entries(ACTION_NAMES).map(([uid, { displayName, subCategory }]) => ({
+      section: 'plugins',
+      displayName,
+      uid,
+      subCategory,
+      pluginName: 'sitemap-ai',
+    })),
+  );
   const settings = getService(strapi, 'settings');
   settings.enabledTypes();
-  if (!settings.config().rebuildOnBootstrap) return;
-  const current = await getService(strapi, 'manifest')
-    .current()
-    .catch(() => null);
-  if (current) return;
-  try {
-    await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'bootstrap' });
-  } catch (error) {
-    strapi.log.error(`[sitemap-ai] first snapshot failed: ${error instanceof Error ? error.stack : String(error)}`);
+  if (settings.config().rebuildOnBootstrap) {
+    const current = await getService(strapi, 'manifest')
+      .current()
+      .catch(() => null);
+    if (!current) {
+      try {
+        await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'bootstrap' });
+      } catch (error) {
+        strapi.log.error(`[sitemap-ai] first snapshot failed: ${error instanceof Error ? error.stack : String(error)}`);
+      }
+    }
   }
+  getService(strapi, 'scheduler').start();
 };

@@ -1,7 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { getService } from './utils/get-service';
 
-/** Forget module-level state so a reboot in the same process starts clean. */
-export default ({ strapi }: { strapi: Core.Strapi }) => {
+/** Stop the schedule (no orphan timers) and forget module-level state so a reboot in the same process starts clean. */
+export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  await getService(strapi, 'scheduler').stop();
   getService(strapi, 'settings').reset();
 };

@@ -1,10 +1,11 @@
 import type { Core } from '@strapi/strapi';
 import { METADATA_ATTRIBUTE } from './core/constants';
 import { ConfigError } from './core/errors';
+import { createTrackChangesMiddleware } from './middlewares/track-changes';
 import { getService } from './utils/get-service';
 
 /**
- * Adds the editors' JSON attribute to every enabled content type (SPEC §7):
+ * Registers change tracking (a document-service middleware) and adds the editors' JSON attribute to every enabled content type (SPEC §7):
  * private (never in the public REST output), hidden from the generated
  * form, localized with the entry, so it follows draft → publish and i18n.
  */
@@ -29,4 +30,5 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       pluginOptions: { i18n: { localized: contentType.pluginOptions?.i18n?.localized === true } },
     };
   }
+  strapi.documents.use(createTrackChangesMiddleware({ strapi }) as never);
 };

@@ -28,3 +28,33 @@ export interface ManifestPage {
 export interface ErrorBody {
   error: { status: number; name: string; message: string; details?: Record<string, unknown> };
 }
+
+export interface Tombstone {
+  id: string;
+  removed_at: string;
+  changelog?: { date: string; version: string; desc: string }[];
+}
+
+export interface DeltaPage {
+  spec: 'sitemap-ai/1';
+  since: string;
+  snapshot: SnapshotRef;
+  items: ManifestItem[];
+  removed: Tombstone[];
+  next_page_token: string | null;
+  next_since: string;
+}
+
+export interface ChangelogPage {
+  spec: 'sitemap-ai/1';
+  id: string;
+  entries: {
+    date: string;
+    version: string;
+    kind: 'added' | 'content' | 'metadata' | 'removed';
+    desc: string;
+    checksum_before: string | null;
+    checksum_after: string | null;
+  }[];
+  next_page_token: string | null;
+}

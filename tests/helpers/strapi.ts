@@ -83,6 +83,8 @@ const DEFAULT_ENV: Record<string, string> = {
   ADMIN_RATE_LIMIT: 'false',
   // Suites crawl every page and every fragment's content; the limiter has its own test.
   SITEMAP_AI_RATE_LIMIT_MAX: '1000000',
+  // Suites rebuild explicitly; the schedule has its own tests.
+  SITEMAP_AI_SCHEDULE: 'false',
 };
 
 /**

@@ -22,20 +22,23 @@ function configError(raw: unknown): ConfigError {
 
 describe('parsePluginConfig — valid config', () => {
   it('Given a minimal valid config, When parsed, Then defaults are filled in and the site URL loses its trailing slash', () => {
-    expect(parsePluginConfig(VALID)).toEqual({
+    const config = parsePluginConfig(VALID);
+    expect(config).toMatchObject({
       siteUrl: 'https://example.com',
       siteName: 'Example News',
-      defaults: { license: 'https://example.com/license#tdm', usage: {}, embedding: { chunk: 'by_h2', maxTokens: 800 } },
       licenses: [],
-      contentTypes: {
-        'api::article.article': { enabled: true, pathPattern: '/{locale}/articles/{slug}', schema: [], htmlFields: [] },
-      },
       tokenSecret: 'f3c1e9a7b5d2084e6c1a9f7e3d5b2c8a',
       pageSize: { default: 500, max: 1000 },
       snapshotRetention: 10,
       rebuildOnBootstrap: true,
       rateLimit: { enabled: true, max: 600, windowSeconds: 60 },
     });
+    expect(config.defaults).toEqual({ license: 'https://example.com/license#tdm', usage: {}, embedding: { chunk: 'by_h2', maxTokens: 800 } });
+    expect(config.contentTypes).toEqual({
+      'api::article.article': { enabled: true, pathPattern: '/{locale}/articles/{slug}', schema: [], htmlFields: [] },
+    });
+    expect(config).not.toHaveProperty('apiUrl');
+    expect(config).not.toHaveProperty('defaultLocale');
   });
 
   it('Given a full config, When parsed, Then every given value is kept', () => {

@@ -359,6 +359,19 @@ describe('fragmentEntry — components and media', () => {
     ]);
   });
 
+  it('Given an HTML body with a header-less table and an empty table, When fragmented, Then the real table is a table fragment', () => {
+    const html =
+      '<h2>Adoption</h2><p>Measured in September 2025.</p><table><tr><td>Format</td><td>Share (%)</td></tr><tr><td>llms.txt</td><td>7.0</td></tr></table><table></table>';
+    const entry = entryWith({ bodies: [{ field: 'body', format: 'html', value: html }] });
+    const fragments = fragmentEntry(entry, OPTIONS).fragments;
+    expect(fragments.map((f) => f.key)).toEqual(['adoption', 'adoption-table-1']);
+    expect(fragments[1]).toMatchObject({
+      type: 'table',
+      text: '| Format | Share (%) |\n| --- | --- |\n| llms.txt | 7.0 |',
+      columns: [{ name: 'Format' }, { name: 'Share', unit: '%' }],
+    });
+  });
+
   it('Given malformed Blocks, When fragmented, Then InvalidRichTextError propagates', () => {
     const entry = entryWith({ bodies: [{ field: 'body', format: 'blocks', value: 'not blocks' }] });
     expect(() => fragmentEntry(entry, OPTIONS)).toThrow(InvalidRichTextError);

@@ -228,6 +228,29 @@ describe('htmlToMarkdown', () => {
     expect(table!.rows).toHaveLength(2);
   });
 
+  it('Given a table without a heading row (td only), When converted, Then its first row becomes the header of a pipe table', () => {
+    const markdown = htmlToMarkdown('<table><tr><td>Agent</td><td>Share (%)</td></tr><tr><td>GPTBot</td><td>41</td></tr></table>');
+    expect(markdown).toBe('| Agent | Share (%) |\n| --- | --- |\n| GPTBot | 41 |');
+    expect(blockTypes(markdown)).toEqual(['table']);
+  });
+
+  it('Given a table with a caption and column alignment, When converted, Then the caption precedes the table and alignment is kept', () => {
+    const markdown = htmlToMarkdown(
+      '<p>Before.</p><table><caption>Crawler traffic</caption><thead><tr><th align="right">Agent</th><th>Share</th></tr></thead><tbody><tr><td>GPTBot</td><td>41</td></tr></tbody></table><p>After.</p>',
+    );
+    expect(markdown).toBe('Before.\n\nCrawler traffic\n\n| Agent | Share |\n| --: | --- |\n| GPTBot | 41 |\n\nAfter.');
+  });
+
+  it.each(['<table></table>', '<table><thead></thead><tbody></tbody></table>', '<table><caption>Empty</caption></table>'])(
+    'Given the empty table %j, When converted, Then nothing crashes and no table is left',
+    (html) => {
+      const markdown = htmlToMarkdown(`<p>Text.</p>${html}`);
+      expect(markdown.startsWith('Text.')).toBe(true);
+      expect(markdown).not.toContain('|');
+      expect(markdown).not.toContain('<table');
+    },
+  );
+
   it('Given script, style, iframe, noscript and form elements, When converted, Then their content is gone', () => {
     const markdown = htmlToMarkdown(
       '<p>Visible text.</p><script>steal(document.cookie)</script><style>p { color: red }</style><iframe src="https://tracker.example/"></iframe><noscript>Enable JS</noscript><form><input name="q"><button>Go</button></form>',

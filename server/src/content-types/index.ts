@@ -1,7 +1,12 @@
+import changelogEntry from './changelog-entry/schema.json';
+import dirtyMark from './dirty-mark/schema.json';
+import fragmentState from './fragment-state/schema.json';
 import itemVersion from './item-version/schema.json';
+import lock from './lock/schema.json';
 import snapshot from './snapshot/schema.json';
+import webhookDelivery from './webhook-delivery/schema.json';
 
-/** The plugin's own tables, hidden from the Content Manager (SPEC §6 snapshots). */
+/** The plugin's own tables, hidden from the Content Manager. */
 export default {
   snapshot: {
     schema: {
@@ -15,8 +20,42 @@ export default {
       indexes: [
         { name: 'sitemap_ai_items_range_idx', columns: ['seq_to', 'item_id'] },
         { name: 'sitemap_ai_items_id_idx', columns: ['item_id', 'seq_from'] },
+        { name: 'sitemap_ai_items_from_idx', columns: ['seq_from'] },
         { name: 'sitemap_ai_items_source_idx', columns: ['source_uid', 'source_document'] },
       ],
+    },
+  },
+  'fragment-state': {
+    schema: {
+      ...fragmentState,
+      indexes: [
+        { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
+        { name: 'sitemap_ai_states_source_idx', columns: ['source_uid', 'source_document'] },
+        { name: 'sitemap_ai_states_pending_idx', columns: ['pending'] },
+      ],
+    },
+  },
+  'changelog-entry': {
+    schema: {
+      ...changelogEntry,
+      indexes: [
+        { name: 'sitemap_ai_changelog_item_idx', columns: ['item_id', 'at'] },
+        { name: 'sitemap_ai_changelog_at_idx', columns: ['at'] },
+      ],
+    },
+  },
+  'dirty-mark': { schema: dirtyMark },
+  lock: {
+    schema: {
+      ...lock,
+      indexes: [{ name: 'sitemap_ai_locks_name_idx', columns: ['name'], type: 'unique' }],
+    },
+  },
+  // SPEC §6 events: one row per webhook delivery (the retry queue and the delivery log).
+  'webhook-delivery': {
+    schema: {
+      ...webhookDelivery,
+      indexes: [{ name: 'sitemap_ai_webhooks_due_idx', columns: ['status', 'next_attempt_at'] }],
     },
   },
 };

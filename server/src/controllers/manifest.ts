@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { SPEC_VERSION } from '../core/constants';
-import { validateItemId, validateManifestParams } from '../core/params';
+import { validateChangelogParams, validateDeltaParams, validateItemId, validateManifestParams } from '../core/params';
 import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
@@ -33,6 +33,21 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
   return {
     json: (ctx: Context) => page(ctx, 'json'),
     xml: (ctx: Context) => page(ctx, 'xml'),
+
+    async delta(ctx: Context) {
+      const settings = getService(strapi, 'settings').config();
+      const params = validateDeltaParams(ctx.query, settings.pageSize);
+      const { page, snapshot } = await manifest().delta(params, String(ctx.query.since));
+      const etag = `"s${snapshot.seq}-delta-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
+      await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => page);
+    },
+
+    async changelog(ctx: Context) {
+      const id = validateItemId(ctx.params.id);
+      const settings = getService(strapi, 'settings').config();
+      const params = validateChangelogParams(ctx.query, { default: 50, max: settings.pageSize.max });
+      ctx.body = await manifest().changelog(id, params);
+    },
 
     async fragment(ctx: Context) {
       const id = validateItemId(ctx.params.id);

@@ -1,3 +1,4 @@
+import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
 import {
   CHUNK_RULES,
@@ -5,10 +6,13 @@ import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_SNAPSHOT_RETENTION,
   FRAGMENT_TYPES,
+  INDEXNOW_DEFAULT_ENDPOINT,
   MAX_TOKENS_LIMIT,
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
   USAGE_VALUES,
+  WEBHOOK_EVENTS,
+  WEBHOOK_SECRET_MIN_LENGTH,
 } from './constants';
 import { ConfigError } from './errors';
 import { isHttpUrl, patternPlaceholders } from './urls';
@@ -71,6 +75,61 @@ export const contentTypeConfigSchema = z
   })
   .strict();
 
+/** SPEC §6 events: where signed webhooks go, and how hard delivery is retried. */
+const endpointUrl = z.string().refine(isHttpUrl, 'must be an absolute http(s) URL');
+const webhookSubscriberSchema = z
+  .object({
+    url: endpointUrl,
+    secret: z.string().min(WEBHOOK_SECRET_MIN_LENGTH, `must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters`),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).default([...WEBHOOK_EVENTS]),
+  })
+  .strict();
+const WEBHOOKS_DEFAULTS = {
+  subscribers: [],
+  maxAttempts: 8,
+  baseDelaySeconds: 30,
+  maxDelaySeconds: 3600,
+  timeoutMs: 10_000,
+  deliveryLogRetentionDays: 30,
+};
+const webhooksConfigSchema = z
+  .object({
+    subscribers: z
+      .array(webhookSubscriberSchema)
+      .max(50)
+      .refine((list) => new Set(list.map((s) => s.url)).size === list.length, 'each subscriber url must appear only once')
+      .default([]),
+    maxAttempts: z.number().int().min(1).max(50).default(WEBHOOKS_DEFAULTS.maxAttempts),
+    baseDelaySeconds: z.number().int().min(1).max(3600).default(WEBHOOKS_DEFAULTS.baseDelaySeconds),
+    maxDelaySeconds: z.number().int().min(1).max(7 * 86_400).default(WEBHOOKS_DEFAULTS.maxDelaySeconds),
+    timeoutMs: z.number().int().min(100).max(120_000).default(WEBHOOKS_DEFAULTS.timeoutMs),
+    deliveryLogRetentionDays: z.number().int().min(1).max(3650).default(WEBHOOKS_DEFAULTS.deliveryLogRetentionDays),
+  })
+  .strict()
+  .refine((v) => v.baseDelaySeconds <= v.maxDelaySeconds, {
+    message: 'must not be smaller than baseDelaySeconds',
+    path: ['maxDelaySeconds'],
+  })
+  .default(WEBHOOKS_DEFAULTS);
+
+/** SPEC §6 events: the optional IndexNow ping of changed page URLs. */
+const indexNowConfigSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    endpoint: endpointUrl.default(INDEXNOW_DEFAULT_ENDPOINT),
+    key: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{8,128}$/, 'must be 8 to 128 characters: letters, digits and dashes')
+      .optional(),
+    keyLocation: endpointUrl.optional(),
+  })
+  .strict()
+  .refine((v) => !v.enabled || v.key !== undefined, {
+    message: 'required when indexNow.enabled is true: set indexNow.key to the key your site serves at /<key>.txt',
+    path: ['key'],
+  })
+  .default({ enabled: false, endpoint: INDEXNOW_DEFAULT_ENDPOINT });
+
 const uidKey = z.string().regex(/^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/, 'must be a content-type UID such as api::article.article');
 
 export const pluginConfigSchema = z
@@ -107,6 +166,16 @@ export const pluginConfigSchema = z
       .default({ default: PAGE_LIMIT_DEFAULT, max: PAGE_LIMIT_MAX }),
     snapshotRetention: z.number().int().min(1).max(1000).default(DEFAULT_SNAPSHOT_RETENTION),
     rebuildOnBootstrap: z.boolean().default(true),
+    schedule: z
+      .object({
+        enabled: z.boolean().default(true),
+        cron: z
+          .string()
+          .refine((v) => isCronExpression(v), 'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)')
+          .default('*/15 * * * *'),
+      })
+      .strict()
+      .default({ enabled: true, cron: '*/15 * * * *' }),
     rateLimit: z
       .object({
         enabled: z.boolean().default(true),
@@ -115,12 +184,17 @@ export const pluginConfigSchema = z
       })
       .strict()
       .default({ enabled: true, max: 600, windowSeconds: 60 }),
+    webhooks: webhooksConfigSchema,
+    indexNow: indexNowConfigSchema,
   })
   .strict();
 
 export type PluginConfig = z.output<typeof pluginConfigSchema>;
 export type PluginConfigInput = z.input<typeof pluginConfigSchema>;
 export type ContentTypeConfig = z.output<typeof contentTypeConfigSchema>;
+export type WebhooksConfig = PluginConfig['webhooks'];
+export type WebhookSubscriberConfig = WebhooksConfig['subscribers'][number];
+export type IndexNowConfig = PluginConfig['indexNow'];
 
 function keyPath(path: readonly PropertyKey[]): string {
   return path

@@ -93,3 +93,22 @@ export const DEFAULT_FAQ_HEADINGS = [
   'často kladené otázky',
   'otázky a odpovede',
 ] as const;
+
+/** SPEC §6 events: the events a webhook subscriber can receive. */
+export const WEBHOOK_EVENTS = ['manifest.updated'] as const;
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+/** SPEC §6 events: request headers of a webhook delivery. */
+export const WEBHOOK_SIGNATURE_HEADER = 'X-Sitemap-AI-Signature' as const;
+export const WEBHOOK_DELIVERY_HEADER = 'X-Sitemap-AI-Delivery' as const;
+export const WEBHOOK_EVENT_HEADER = 'X-Sitemap-AI-Event' as const;
+export const WEBHOOK_USER_AGENT = 'strapi-plugin-sitemap-ai' as const;
+/** SPEC §6 events: how old a signature's `t` may be before a receiver rejects it (replay window). */
+export const WEBHOOK_SIGNATURE_TOLERANCE_SECONDS = 300;
+/** SPEC §6 events: a subscriber's HMAC secret must be at least this long. */
+export const WEBHOOK_SECRET_MIN_LENGTH = 16;
+/** SPEC §6 events: statuses of a stored webhook delivery (the delivery log). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+/** SPEC §6 events, IndexNow protocol: at most 10,000 URLs per request. */
+export const INDEXNOW_MAX_URLS = 10_000;
+export const INDEXNOW_DEFAULT_ENDPOINT = 'https://api.indexnow.org/indexnow';

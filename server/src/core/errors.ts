@@ -43,6 +43,16 @@ export class SnapshotGoneError extends SitemapAiError {
   }
 }
 
+/** A delta `since` older than the retained history: the agent must re-read the full manifest. */
+export class DeltaTooOldError extends SitemapAiError {
+  constructor(since: string, oldest: number) {
+    super(
+      `"since" ${since} is older than the retained history (the oldest snapshot kept is ${oldest}). Read the full manifest from /api/sitemap-ai/manifest, then ask for the delta since its snapshot id.`,
+      410,
+    );
+  }
+}
+
 /** No item with that id (or alias) in the current snapshot. */
 export class ItemNotFoundError extends SitemapAiError {
   constructor(id: string) {

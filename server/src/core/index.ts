@@ -19,3 +19,6 @@ export * from './xml';
 export type * from './types';
 export * from './params';
 export * from './rate-limit';
+export * from './webhooks';
+export * from './tracking';
+export * from './actions';

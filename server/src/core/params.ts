@@ -70,3 +70,29 @@ export function validateItemId(raw: unknown): string {
   }
   return raw;
 }
+
+export interface DeltaParams extends ManifestParams {
+  since: { snapshot: number } | { time: string };
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `since` is a snapshot id (digits) or an ISO-8601 time with a zone (SPEC §6 delta). */
+export function validateDeltaParams(query: RawQuery, limits: { default: number; max: number }): DeltaParams {
+  const { since: raw, ...rest } = query;
+  const base = validateManifestParams(rest, limits);
+  if (raw === undefined) throw new InvalidParameterError('since', 'required: a snapshot id (e.g. 12) or an ISO-8601 time (e.g. 2026-11-30T09:00:00Z)');
+  if (typeof raw !== 'string') throw new InvalidParameterError('since', 'give it once, as a plain value');
+  if (/^[0-9]{1,10}$/.test(raw)) return { ...base, since: { snapshot: Number(raw) } };
+  if (ISO_TIME.test(raw) && !Number.isNaN(Date.parse(raw))) return { ...base, since: { time: new Date(raw).toISOString() } };
+  throw new InvalidParameterError('since', 'must be a snapshot id (e.g. 12) or an ISO-8601 time with a zone (e.g. 2026-11-30T09:00:00Z)');
+}
+
+/** `limit` and `page_token` of the changelog feed. */
+export function validateChangelogParams(query: RawQuery, limits: { default: number; max: number }): { limit: number; page_token?: string } {
+  for (const key of Object.keys(query)) {
+    if (key !== 'limit' && key !== 'page_token') throw new InvalidParameterError(key, 'unknown parameter; allowed are limit, page_token');
+  }
+  const { limit, page_token } = validateManifestParams(query, limits);
+  return page_token === undefined ? { limit } : { limit, page_token };
+}

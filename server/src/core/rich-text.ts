@@ -42,9 +42,34 @@ function turndownService(): TurndownService {
       linkStyle: 'inlined',
     });
     turndown.use(gfm);
+    // Added after gfm, so it is tried first: every table becomes a pipe table (see pipeTable).
+    turndown.addRule('pipeTable', { filter: 'table', replacement: pipeTable });
     turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'form']);
   }
   return turndown;
+}
+
+const BORDER_ROW = /^\|(\s*:?-+:?\s*\|)+$/;
+
+/**
+ * A table's rows as gfm rendered them (`| a | b |`, a border row after a heading
+ * row) joined into one pipe table. gfm alone keeps a table without a heading row
+ * as raw HTML (no `table` fragment) and throws on a table without rows; here the
+ * first row of such a table is its header, and an empty table leaves only its caption.
+ */
+function pipeTable(content: string): string {
+  const lines = content
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const rows = lines.filter((line) => line.startsWith('|'));
+  const caption = lines.filter((line) => !line.startsWith('|')).join(' ');
+  if (rows.length > 0 && !BORDER_ROW.test(rows[1] ?? '')) {
+    const columns = rows[0]!.split('|').length - 2;
+    rows.splice(1, 0, `| ${Array.from({ length: columns }, () => '---').join(' | ')} |`);
+  }
+  const parts = [caption, rows.join('\n')].filter((part) => part !== '');
+  return parts.length > 0 ? `\n\n${parts.join('\n\n')}\n\n` : '';
 }
 
 /** HTML → Markdown with turndown (GFM tables, fenced code, ATX headings). */

@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
-import { OPEN_SNAPSHOT } from '../core/constants';
+import { ITEM_TYPES, OPEN_SNAPSHOT } from '../core/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
+import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 
 export const ITEM_VERSION_UID = 'plugin::sitemap-ai.item-version' as const;
 
@@ -68,20 +69,7 @@ const STATE_FIELDS = [
 
 type Row = Record<string, unknown>;
 
-function parseJson<T>(value: unknown, fallback: T): T {
-  if (value === null || value === undefined) return fallback;
-  if (typeof value === 'string') {
-    try {
-      return JSON.parse(value) as T;
-    } catch {
-      return fallback;
-    }
-  }
-  return value as T;
-}
-
 function toVersion(row: Row): ItemVersion {
-  const pin = row.stability_pin;
   return {
     rowId: Number(row.id),
     itemId: String(row.item_id),
@@ -91,7 +79,7 @@ function toVersion(row: Row): ItemVersion {
     lang: String(row.lang),
     sourceUid: String(row.source_uid),
     sourceDocument: String(row.source_document),
-    stabilityPin: pin === null || pin === undefined ? undefined : Number(pin),
+    stabilityPin: optionalNumber(row.stability_pin),
     state: {
       checksum: String(row.checksum),
       metaHash: String(row.meta_hash),
@@ -105,12 +93,11 @@ function toVersion(row: Row): ItemVersion {
 }
 
 function toServed(row: Row): ServedRow {
-  const pin = row.stability_pin;
   return {
     itemId: String(row.item_id),
     data: parseJson<ManifestItem>(row.data, {} as ManifestItem),
     history: parseJson<string[]>(row.history, []),
-    stabilityPin: pin === null || pin === undefined ? undefined : Number(pin),
+    stabilityPin: optionalNumber(row.stability_pin),
   };
 }
 
@@ -118,8 +105,6 @@ function toServed(row: Row): ServedRow {
 function validIn(snapshot: number): Row {
   return { seq_from: { $lte: snapshot }, seq_to: { $gt: snapshot } };
 }
-
-const WRITE_BATCH = 200;
 
 /** Item versions (SPEC §6 storage design): the only code that touches their table. */
 export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
@@ -129,6 +114,29 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     async openVersions(): Promise<ItemVersion[]> {
       const rows = (await query().findMany({ where: { seq_to: OPEN_SNAPSHOT }, select: STATE_FIELDS })) as Row[];
       return rows.map(toVersion);
+    },
+
+    /** Open versions of the given items. */
+    async openFor(itemIds: readonly string[]): Promise<ItemVersion[]> {
+      const result: ItemVersion[] = [];
+      for (let i = 0; i < itemIds.length; i += WRITE_BATCH) {
+        const rows = (await query().findMany({
+          where: { seq_to: OPEN_SNAPSHOT, item_id: { $in: itemIds.slice(i, i + WRITE_BATCH) } },
+          select: STATE_FIELDS,
+        })) as Row[];
+        result.push(...rows.map(toVersion));
+      }
+      return result;
+    },
+
+    /** Items per type valid in snapshot S. */
+    async countByType(snapshot: number): Promise<Record<string, number>> {
+      const counts: Record<string, number> = {};
+      for (const type of ITEM_TYPES) {
+        const n = Number(await query().count({ where: { ...validIn(snapshot), item_type: type } }));
+        if (n > 0) counts[type] = n;
+      }
+      return counts;
     },
 
     /** Undo what an interrupted build of snapshot `seq` (or later) left behind. */
@@ -187,6 +195,57 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         select: ['item_id', 'data', 'history', 'stability_pin'],
       })) as Row[];
       return rows.map(toServed);
+    },
+
+    /**
+     * Delta of snapshot C since S (SPEC §6): versions valid in C opened after
+     * S, in item-id order after `after`.
+     */
+    async openedSince(since: number, snapshot: number, q: Omit<PageQuery, 'snapshot'>): Promise<ServedRow[]> {
+      const where: Row = { seq_from: { $gt: since, $lte: snapshot }, seq_to: { $gt: snapshot } };
+      if (q.after) where.item_id = { $gt: q.after };
+      if (q.type) where.item_type = q.type;
+      if (q.lang) where.lang = q.lang;
+      const rows = (await query().findMany({
+        where,
+        orderBy: { item_id: 'asc' },
+        limit: q.limit + 1,
+        select: ['item_id', 'data', 'history', 'stability_pin'],
+      })) as Row[];
+      return rows.map(toServed);
+    },
+
+    /**
+     * Tombstones of the delta of C since S: items whose version was closed in
+     * (S, C] and that have no version valid in C, in item-id order after `after`.
+     */
+    async removedSince(since: number, snapshot: number, q: Omit<PageQuery, 'snapshot'>): Promise<{ itemId: string; removedIn: number }[]> {
+      const result: { itemId: string; removedIn: number }[] = [];
+      let after = q.after;
+      while (result.length <= q.limit) {
+        const where: Row = { seq_to: { $gt: since, $lte: snapshot } };
+        if (after) where.item_id = { $gt: after };
+        if (q.type) where.item_type = q.type;
+        if (q.lang) where.lang = q.lang;
+        const rows = (await query().findMany({
+          where,
+          orderBy: [{ item_id: 'asc' }, { seq_to: 'desc' }],
+          limit: q.limit + 1,
+          select: ['item_id', 'seq_to'],
+        })) as Row[];
+        if (rows.length === 0) break;
+        const closed = new Map<string, number>();
+        for (const row of rows) if (!closed.has(String(row.item_id))) closed.set(String(row.item_id), Number(row.seq_to));
+        const alive = (await query().findMany({
+          where: { ...validIn(snapshot), item_id: { $in: [...closed.keys()] } },
+          select: ['item_id'],
+        })) as Row[];
+        const aliveIds = new Set(alive.map((r) => String(r.item_id)));
+        for (const [itemId, removedIn] of closed) if (!aliveIds.has(itemId)) result.push({ itemId, removedIn });
+        after = String(rows[rows.length - 1]!.item_id);
+        if (rows.length < q.limit + 1) break;
+      }
+      return result.slice(0, q.limit + 1);
     },
 
     async findServed(snapshot: number, itemId: string): Promise<ServedRow | null> {

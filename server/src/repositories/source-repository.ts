@@ -189,6 +189,24 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return schema?.pluginOptions?.i18n?.localized === true;
     },
 
+    /** The published version of one document in one locale, or null. */
+    async publishedOne(
+      uid: string,
+      typeKey: string,
+      map: FieldMap,
+      documentId: string,
+      locale: string | undefined,
+      lang: string,
+    ): Promise<{ entry: EntrySource; problems: MetadataProblem[] } | null> {
+      const doc = (await strapi.documents(uid as never).findOne({
+        documentId,
+        status: 'published',
+        ...(locale ? { locale } : {}),
+        populate: populateFor(map),
+      } as never)) as unknown as Doc | null;
+      return doc ? toEntry(uid, typeKey, map, doc, lang) : null;
+    },
+
     /** Published entries of one type in one locale, in documentId order, a page at a time. */
     async *published(
       uid: string,

@@ -1,13 +1,15 @@
 import type { Core } from '@strapi/strapi';
 import { SPEC_VERSION } from '../core/constants';
-import { InvalidPageTokenError, ItemNotFoundError, NoSnapshotError, SnapshotGoneError } from '../core/errors';
+import { DeltaTooOldError, InvalidPageTokenError, InvalidParameterError, ItemNotFoundError, NoSnapshotError, SnapshotGoneError } from '../core/errors';
 import { servedItem } from '../core/items';
 import { decodePageToken, encodePageToken } from '../core/page-token';
 import type { ManifestItem } from '../core/types';
 import { createItemRepository, type ServedRow } from '../repositories/item-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
-import type { ManifestPage, ManifestQuery } from '../../../shared/contracts/manifest';
+import type { DeltaParams } from '../core/params';
+import { createStateRepository } from '../repositories/state-repository';
+import type { ChangelogPage, DeltaPage, ManifestPage, ManifestQuery, Tombstone } from '../../../shared/contracts/manifest';
 
 const FEED_MANIFEST = 'manifest';
 
@@ -23,6 +25,7 @@ function snapshotRef(snapshot: SnapshotRecord): ManifestPage['snapshot'] {
 export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = createItemRepository({ strapi });
   const snapshots = createSnapshotRepository({ strapi });
+  const states = createStateRepository({ strapi });
   const secret = () => getService(strapi, 'settings').tokenSecret();
 
   function serve(row: ServedRow, snapshot: SnapshotRecord): ManifestItem {
@@ -37,6 +40,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     current,
+
+    recentSnapshots: (limit: number) => snapshots.list(limit),
 
     /** The snapshot a request reads: the one its token names, else the newest. */
     async resolve(query: ManifestQuery): Promise<{ snapshot: SnapshotRecord; after: string }> {
@@ -65,6 +70,115 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         next_page_token:
           more && last
             ? encodePageToken({ snapshot: snapshot.seq, after: last.itemId, filters: filterKey(query), feed: FEED_MANIFEST }, secret())
+            : null,
+      };
+    },
+
+    /**
+     * One page of the delta since a snapshot or a time (SPEC §6): items added
+     * or changed, and tombstones of removed ones, merged in id order.
+     */
+    async delta(params: DeltaParams, sinceText: string): Promise<{ page: DeltaPage; snapshot: SnapshotRecord }> {
+      const retained = await snapshots.list(10_000);
+      if (retained.length === 0) throw new NoSnapshotError();
+      const newest = retained[0]!;
+      const oldest = retained[retained.length - 1]!;
+      let since: number;
+      if ('snapshot' in params.since) {
+        since = params.since.snapshot;
+        if (since > newest.seq) throw new InvalidParameterError('since', `snapshot ${since} does not exist yet; the newest is ${newest.seq}`);
+        if (since < oldest.seq && !(since === 0 && oldest.seq === 1)) throw new DeltaTooOldError(sinceText, oldest.seq);
+      } else {
+        const time = params.since.time;
+        const before = retained.find((s) => s.builtAt <= time);
+        if (before) since = before.seq;
+        else if (oldest.seq === 1) since = 0;
+        else throw new DeltaTooOldError(sinceText, oldest.seq);
+      }
+      const feed = `delta:${since}`;
+      const filters = filterKey(params);
+      let snapshot = newest;
+      let after = '';
+      if (params.page_token) {
+        const position = decodePageToken(params.page_token, secret());
+        if (position.feed !== feed) throw new InvalidPageTokenError('the token belongs to another feed or another "since"');
+        if (position.filters !== filters) throw new InvalidPageTokenError('the token was issued for other filters (type/lang); repeat the filters of the first page');
+        const found = retained.find((s) => s.seq === position.snapshot);
+        if (!found) throw new SnapshotGoneError(position.snapshot);
+        snapshot = found;
+        after = position.after;
+      }
+      const q = { after, limit: params.limit, type: params.type, lang: params.lang };
+      const [opened, removed] = await Promise.all([
+        items.openedSince(since, snapshot.seq, q),
+        items.removedSince(since, snapshot.seq, q),
+      ]);
+      type Entry = { id: string; row?: ServedRow; removedIn?: number };
+      const merged: Entry[] = [
+        ...opened.map((row) => ({ id: row.itemId, row })),
+        ...removed.map((r) => ({ id: r.itemId, removedIn: r.removedIn })),
+      ].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const pageEntries = merged.slice(0, params.limit);
+      const more = merged.length > params.limit;
+      const builtAt = new Map(retained.map((s) => [s.seq, s.builtAt]));
+      const sinceTime = since === 0 ? '' : (builtAt.get(since) ?? '');
+      const removedIds = pageEntries.filter((e) => e.removedIn !== undefined).map((e) => e.id);
+      const changelog = removedIds.length > 0 ? await states.changelogFor(removedIds, sinceTime) : [];
+      const tombstones: Tombstone[] = pageEntries
+        .filter((e) => e.removedIn !== undefined)
+        .map((e) => ({
+          id: e.id,
+          removed_at: builtAt.get(e.removedIn!) ?? snapshot.builtAt,
+          changelog: changelog
+            .filter((c) => c.itemId === e.id)
+            .slice(0, 10)
+            .map((c) => ({ date: c.at, version: c.version, desc: c.desc })),
+        }));
+      const last = pageEntries[pageEntries.length - 1];
+      return {
+        snapshot,
+        page: {
+          spec: SPEC_VERSION,
+          since: sinceText,
+          snapshot: snapshotRef(snapshot),
+          items: pageEntries.filter((e) => e.row).map((e) => serve(e.row!, snapshot)),
+          removed: tombstones,
+          next_page_token: more && last ? encodePageToken({ snapshot: snapshot.seq, after: last.id, filters, feed }, secret()) : null,
+          next_since: String(snapshot.seq),
+        },
+      };
+    },
+
+    /** The whole history of one item, newest first (SPEC §4), paged. */
+    async changelog(id: string, params: { limit: number; page_token?: string }): Promise<ChangelogPage> {
+      let before: number | null = null;
+      const feed = `changelog:${id}`;
+      if (params.page_token) {
+        const position = decodePageToken(params.page_token, secret());
+        if (position.feed !== feed) throw new InvalidPageTokenError('the token belongs to another feed');
+        before = Number(position.after);
+      }
+      const rows = await states.changelogPage(id, before, params.limit + 1);
+      if (rows.length === 0 && before === null) {
+        const snapshot = await current();
+        if (!(await items.findServed(snapshot.seq, id))) throw new ItemNotFoundError(id);
+      }
+      const page = rows.slice(0, params.limit);
+      const last = page[page.length - 1];
+      return {
+        spec: SPEC_VERSION,
+        id,
+        entries: page.map(({ record }) => ({
+          date: record.at,
+          version: record.version,
+          kind: record.kind,
+          desc: record.desc,
+          checksum_before: record.checksumBefore,
+          checksum_after: record.checksumAfter,
+        })),
+        next_page_token:
+          rows.length > params.limit && last
+            ? encodePageToken({ snapshot: 1, after: String(last.rowId), filters: '', feed }, secret())
             : null,
       };
     },

@@ -26,6 +26,14 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       return cached;
     },
 
+    /**
+     * Content types whose changes are tracked: the enabled ones, and those
+     * that were enabled before (their items must be removed, with a changelog).
+     */
+    trackedUids(): ReadonlySet<string> {
+      return new Set(Object.keys(service.config().contentTypes));
+    },
+
     /** Drop the parsed config (tests and a settings change reload it). */
     reset(): void {
       cached = undefined;

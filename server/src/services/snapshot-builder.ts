@@ -1,145 +1,162 @@
+import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import { finalizeDraft, buildEntryItems, linkTranslations, storedItem, versionItem } from '../core/items';
-import type { ItemDraft } from '../core/types';
-import { createItemRepository, type ItemVersion, type NewItemVersion } from '../repositories/item-repository';
+import { sha256Hex, stableStringify } from '../core/canonical';
+import type { TrackedState } from '../core/tracking';
+import { createDirtyRepository } from '../repositories/dirty-repository';
+import { createItemRepository, type NewItemVersion } from '../repositories/item-repository';
+import { createLockRepository } from '../repositories/lock-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
-import { createSourceRepository } from '../repositories/source-repository';
+import { createStateRepository } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
 
 export interface RebuildOptions {
   trigger?: string;
+  /** Compare every published entry, not only the ones marked changed. */
+  full?: boolean;
 }
 
 export interface RebuildResult {
-  snapshot: SnapshotRecord;
-  /** True when nothing changed and the previous snapshot stays current. */
+  snapshot: SnapshotRecord | null;
+  /** True when nothing changed (the previous snapshot stays current) or another instance is building. */
   skipped: boolean;
-  /** Entries whose content could not be fragmented: their previous items are kept. */
-  failures: { uid: string; documentId: string; lang: string; message: string }[];
+  /** Another Strapi instance holds the build lock. */
+  locked: boolean;
+  /** Entries that could not be fragmented: their previous items are kept. */
+  failures: { uid: string; documentId: string; message: string }[];
 }
 
+const LOCK_NAME = 'rebuild';
+const LOCK_TTL_MS = 10 * 60_000;
+const PENDING_BATCH = 5000;
+const FINGERPRINT_KEY = 'settings-fingerprint';
+
 /**
- * Builds the next snapshot (SPEC §6): fragments published content, versions
- * every item against the open versions, closes what changed or disappeared
- * and inserts new versions, then publishes the snapshot row. Work on storage
- * is proportional to the change; readers of the previous snapshot never see a
- * half-built one.
+ * Builds the next snapshot incrementally (SPEC §6): reconciles entries marked
+ * dirty, then publishes the tracked states that changed since the last
+ * snapshot — unchanged items are not touched. One builder at a time across
+ * instances (a lock in the database); a crashed builder's lock expires.
  */
 export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
-  const settings = {
-    config: () => getService(strapi, 'settings').config(),
-    site: (defaultLocale: string) => getService(strapi, 'settings').site(defaultLocale),
-    enabledTypes: () => getService(strapi, 'settings').enabledTypes(),
-  };
   const items = createItemRepository({ strapi });
   const snapshots = createSnapshotRepository({ strapi });
-  const sources = createSourceRepository({ strapi });
+  const states = createStateRepository({ strapi });
+  const dirty = createDirtyRepository({ strapi });
+  const locks = createLockRepository({ strapi });
+  const owner = randomUUID();
   let running: Promise<RebuildResult> | null = null;
 
-  async function collectDrafts(failures: RebuildResult['failures']): Promise<ItemDraft[]> {
-    const config = settings.config();
-    const { codes, defaultLocale } = await sources.locales(config.defaultLocale ?? 'en');
-    const site = settings.site(defaultLocale);
-    const drafts: ItemDraft[] = [];
-    const seen = new Set<string>();
-    for (const type of settings.enabledTypes()) {
-      const localized = sources.isLocalized(type.uid);
-      const locales = localized ? codes : [site.defaultLocale];
-      const reference = new Map<string, ItemDraft[]>();
-      for (const lang of locales) {
-        for await (const { entry, problems } of sources.published(type.uid, type.policy.typeKey, type.map, localized ? lang : undefined, lang)) {
-          for (const problem of problems) {
-            strapi.log.warn(`[sitemap-ai] ${type.uid} ${entry.documentId} (${lang}): metadata "${problem.key}" ignored: ${problem.message}`);
-          }
-          let built: ItemDraft[] | null;
-          try {
-            built = buildEntryItems(entry, type.policy, site);
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            failures.push({ uid: type.uid, documentId: entry.documentId, lang, message });
-            strapi.log.error(`[sitemap-ai] ${type.uid} ${entry.documentId} (${lang}) kept at its previous state: ${message}`);
-            continue;
-          }
-          if (built === null) {
-            strapi.log.warn(`[sitemap-ai] ${type.uid} ${entry.documentId} (${lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`);
-            continue;
-          }
-          if (lang === site.defaultLocale) reference.set(entry.documentId, built);
-          else {
-            const ref = reference.get(entry.documentId);
-            if (ref) built = linkTranslations(ref, built);
-          }
-          for (const draft of built) {
-            if (seen.has(draft.id)) {
-              strapi.log.warn(`[sitemap-ai] duplicate item id "${draft.id}" (${type.uid} ${entry.documentId}) left out`);
-              continue;
-            }
-            seen.add(draft.id);
-            drafts.push(finalizeDraft(draft));
-          }
-        }
+  const store = () => strapi.store({ type: 'plugin', name: 'sitemap-ai' });
+
+  /** What of the settings shapes the items: a change re-compares every entry. */
+  function fingerprint(): string {
+    const config = getService(strapi, 'settings').config();
+    const { siteUrl, siteName, apiUrl, mediaUrl, defaultLocale, defaults, contentTypes } = config;
+    return sha256Hex(stableStringify({ siteUrl, siteName, apiUrl, mediaUrl, defaultLocale, defaults, contentTypes, v: 1 }));
+  }
+
+  async function reconcileDirty(failures: RebuildResult['failures']): Promise<void> {
+    const tracker = getService(strapi, 'tracker');
+    const marks = await dirty.list(1000);
+    const byDocument = new Map<string, typeof marks>();
+    for (const mark of marks) {
+      const key = `${mark.uid}|${mark.documentId}`;
+      byDocument.set(key, [...(byDocument.get(key) ?? []), mark]);
+    }
+    for (const group of byDocument.values()) {
+      const { uid, documentId } = group[0]!;
+      try {
+        await tracker.trackDocument(uid, documentId, 'recorded at rebuild');
+        await dirty.clear(group.map((m) => m.id));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        failures.push({ uid, documentId, message });
+        await dirty.failed(group.map((m) => m.id), message);
       }
     }
-    return drafts;
+  }
+
+  function toVersion(state: TrackedState, seq: number): NewItemVersion {
+    return {
+      itemId: state.itemId,
+      seqFrom: seq,
+      type: state.type,
+      lang: state.lang,
+      parent: state.parent,
+      sourceUid: state.sourceUid,
+      sourceDocument: state.sourceDocument,
+      state,
+      stabilityPin: state.stabilityPin,
+      data: state.data,
+      content: state.content,
+    };
   }
 
   async function build(options: RebuildOptions): Promise<RebuildResult> {
     const started = Date.now();
+    const failures: RebuildResult['failures'] = [];
     const previous = await snapshots.latest();
+    const print = fingerprint();
+    const stored = (await store().get({ key: FINGERPRINT_KEY })) as string | null;
+    if (!previous || options.full || stored !== print) {
+      const cause = previous && stored && stored !== print ? 'site settings changed' : undefined;
+      const result = await getService(strapi, 'tracker').reconcileAll(cause);
+      failures.push(...result.failures);
+      await store().set({ key: FINGERPRINT_KEY, value: print });
+    }
+    await reconcileDirty(failures);
+
     const seq = (previous?.seq ?? 0) + 1;
     await items.discardUnpublished(seq);
-    const failures: RebuildResult['failures'] = [];
-    const drafts = await collectDrafts(failures);
-    const open = new Map<string, ItemVersion>((await items.openVersions()).map((v) => [v.itemId, v]));
-    const kept = new Set(failures.map((f) => `${f.uid}|${f.documentId}|${f.lang}`));
-    const now = new Date(started).toISOString();
-
     const inserts: NewItemVersion[] = [];
     const closes: number[] = [];
+    const settled: { itemId: string; revision: number }[] = [];
     const changes = { added: 0, changed: 0, removed: 0 };
-    const counts: Record<string, number> = {};
-    const present = new Set<string>();
-    for (const draft of drafts) {
-      present.add(draft.id);
-      counts[draft.type] = (counts[draft.type] ?? 0) + 1;
-      const current = open.get(draft.id);
-      const { state, change } = versionItem(draft, current?.state, now);
-      if (change === 'none') continue;
-      if (current) closes.push(current.rowId);
-      if (change === 'added') changes.added += 1;
-      else changes.changed += 1;
-      inserts.push({
-        itemId: draft.id,
-        seqFrom: seq,
-        type: draft.type,
-        lang: draft.lang,
-        parent: draft.parent,
-        sourceUid: draft.sourceUid,
-        sourceDocument: draft.documentId,
-        state,
-        stabilityPin: draft.stabilityPin,
-        data: storedItem(draft, state),
-        content: draft.content,
-      });
-    }
-    for (const version of open.values()) {
-      if (present.has(version.itemId)) continue;
-      if (kept.has(`${version.sourceUid}|${version.sourceDocument}|${version.lang}`)) {
-        counts[version.type] = (counts[version.type] ?? 0) + 1;
-        continue;
+    const changedPages = new Set<string>();
+    let after = '';
+    for (;;) {
+      const batch = await states.pending(PENDING_BATCH, after);
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1]!.itemId;
+      const open = new Map((await items.openFor(batch.map((s) => s.itemId))).map((v) => [v.itemId, v]));
+      for (const state of batch) {
+        settled.push({ itemId: state.itemId, revision: state.revision });
+        const current = open.get(state.itemId);
+        if (state.removed) {
+          if (current) {
+            closes.push(current.rowId);
+            changes.removed += 1;
+            changedPages.add(String(state.data.signals?.canonical ?? state.data.url));
+          }
+          continue;
+        }
+        const same =
+          current &&
+          current.state.checksum === state.checksum &&
+          current.state.metaHash === state.metaHash &&
+          current.state.contentVersion === state.contentVersion &&
+          current.state.metaVersion === state.metaVersion &&
+          current.stabilityPin === state.stabilityPin;
+        if (same) continue;
+        if (current) {
+          closes.push(current.rowId);
+          changes.changed += 1;
+        } else changes.added += 1;
+        inserts.push(toVersion(state, seq));
+        changedPages.add(String(state.data.signals?.canonical ?? state.data.url));
       }
-      closes.push(version.rowId);
-      changes.removed += 1;
+      if (batch.length < PENDING_BATCH) break;
     }
 
     if (previous && inserts.length === 0 && closes.length === 0) {
-      return { snapshot: previous, skipped: true, failures };
+      await states.settle(settled);
+      return { snapshot: previous, skipped: true, locked: false, failures };
     }
     await items.close(closes, seq);
     await items.insert(inserts);
+    const counts = await items.countByType(seq);
     const record: SnapshotRecord = {
       seq,
-      builtAt: now,
+      builtAt: new Date(started).toISOString(),
       itemCount: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       changes,
@@ -147,19 +164,33 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       durationMs: Date.now() - started,
     };
     await snapshots.publish(record);
-    const oldest = await snapshots.collect(settings.config().snapshotRetention);
+    await states.settle(settled);
+    const oldest = await snapshots.collect(getService(strapi, 'settings').config().snapshotRetention);
     if (oldest !== null) await items.collect(oldest);
     strapi.log.info(
       `[sitemap-ai] snapshot ${seq} published: ${record.itemCount} items (+${changes.added} ~${changes.changed} -${changes.removed}) in ${record.durationMs} ms`,
     );
-    return { snapshot: record, skipped: false, failures };
+    await getService(strapi, 'events').snapshotPublished(record, previous, [...changedPages]);
+    return { snapshot: record, skipped: false, locked: false, failures };
   }
 
   return {
-    /** Build the next snapshot; concurrent calls in this process share one build. */
+    /**
+     * Build the next snapshot. Concurrent calls in this process share one
+     * build; while another instance builds, this one skips.
+     */
     rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
       if (!running) {
-        running = build(options).finally(() => {
+        running = (async () => {
+          if (!(await locks.acquire(LOCK_NAME, owner, LOCK_TTL_MS))) {
+            return { snapshot: await snapshots.latest(), skipped: true, locked: true, failures: [] };
+          }
+          try {
+            return await build(options);
+          } finally {
+            await locks.release(LOCK_NAME, owner);
+          }
+        })().finally(() => {
           running = null;
         });
       }

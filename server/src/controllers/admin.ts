@@ -1,0 +1,45 @@
+import type { Core } from '@strapi/strapi';
+import type { Context } from 'koa';
+import { InvalidParameterError } from '../core/errors';
+import type { SnapshotRecord } from '../repositories/snapshot-repository';
+import { getService } from '../utils/get-service';
+
+function snapshotBody(snapshot: SnapshotRecord | null) {
+  return snapshot
+    ? {
+        id: String(snapshot.seq),
+        created_at: snapshot.builtAt,
+        item_count: snapshot.itemCount,
+        counts: snapshot.counts,
+        changes: snapshot.changes,
+        trigger: snapshot.trigger,
+        duration_ms: snapshot.durationMs,
+      }
+    : null;
+}
+
+/** Admin endpoints (admin JWT + permission, SPEC §6 admin-side). */
+export const createAdminController = ({ strapi }: { strapi: Core.Strapi }) => ({
+  async rebuild(ctx: Context) {
+    const body = (ctx.request as { body?: unknown }).body ?? {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidParameterError('body', 'must be a JSON object');
+    const { full, ...rest } = body as Record<string, unknown>;
+    const unknown = Object.keys(rest);
+    if (unknown.length > 0) throw new InvalidParameterError(unknown[0]!, 'unknown field; allowed is "full"');
+    if (full !== undefined && typeof full !== 'boolean') throw new InvalidParameterError('full', 'must be true or false');
+    const result = await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'admin', full: full === true });
+    ctx.body = {
+      data: {
+        snapshot: snapshotBody(result.snapshot),
+        skipped: result.skipped,
+        locked: result.locked,
+        failures: result.failures,
+      },
+    };
+  },
+
+  async snapshots(ctx: Context) {
+    const list = await getService(strapi, 'manifest').recentSnapshots(20);
+    ctx.body = { data: list.map(snapshotBody) };
+  },
+});

@@ -1,0 +1,255 @@
+import { HISTORY_MAX_LENGTH } from './constants';
+import { storedItem, versionString } from './items';
+import type { ChangelogEntry, ItemDraft, ManifestItem, StoredItemState } from './types';
+
+/** SPEC §4 changelog kinds. */
+export const CHANGE_KINDS = ['added', 'content', 'metadata', 'removed'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** Changelog shown on an item: the last 90 days, newest first, bounded (issue: "bounded count"). */
+export const ITEM_CHANGELOG_DAYS = 90;
+export const ITEM_CHANGELOG_MAX = 10;
+
+/**
+ * The tracked current state of one item: what the next snapshot publishes
+ * for it. `removed` states are kept so a fragment that comes back continues
+ * its version numbers and its history.
+ */
+export interface TrackedState extends StoredItemState {
+  itemId: string;
+  type: string;
+  lang: string;
+  parent?: string;
+  sourceUid: string;
+  sourceDocument: string;
+  removed: boolean;
+  /** Optimistic-concurrency counter: a write must find the revision it read. */
+  revision: number;
+  stabilityPin?: number;
+  data: ManifestItem;
+  content: string;
+  /** The editor's reason last used for this entry (kept on the page item). */
+  reason?: string;
+}
+
+export interface ChangelogRecord {
+  itemId: string;
+  at: string;
+  version: string;
+  kind: ChangeKind;
+  desc: string;
+  checksumBefore: string | null;
+  checksumAfter: string | null;
+  sourceUid: string;
+  sourceDocument: string;
+  lang: string;
+}
+
+/** A state to write: `expectedRevision` null means "must not exist yet". */
+export interface StateWrite {
+  state: TrackedState;
+  expectedRevision: number | null;
+}
+
+export interface DocumentDiffInput {
+  uid: string;
+  documentId: string;
+  /** Items the document publishes now, all its locales. */
+  drafts: readonly ItemDraft[];
+  /** Locales whose content was read: states of other locales are left alone. */
+  langs: readonly string[];
+  /** Stored states of this document's items (any locale). */
+  states: readonly TrackedState[];
+  /** The editor's reason per locale, as stored in the published entry. */
+  reasons: Readonly<Record<string, string | undefined>>;
+  /** Recent changelog of the items, newest first (for the item's `changelog` field). */
+  recent: ReadonlyMap<string, readonly ChangelogEntry[]>;
+  now: string;
+  /** Why this comparison runs when no editor gave a reason (e.g. a settings change). */
+  cause?: string;
+}
+
+function label(type: string, title: string | undefined): string {
+  const kind = type === 'article' ? 'page' : type === 'faq' ? 'FAQ entry' : type;
+  return title ? `${kind} '${title.length > 80 ? `${title.slice(0, 77)}…` : title}'` : kind;
+}
+
+/** `+120/−30 characters`: what was inserted and deleted between two texts (common prefix/suffix). */
+export function characterDelta(before: string, after: string): { added: number; removed: number } {
+  const a = [...before];
+  const b = [...after];
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix += 1;
+  let suffix = 0;
+  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) {
+    suffix += 1;
+  }
+  return { added: b.length - prefix - suffix, removed: a.length - prefix - suffix };
+}
+
+const VOLATILE = new Set(['id', 'checksum', 'version', 'modified', 'stability_score', 'revisit_after', 'citation', 'changelog', 'content_url']);
+
+function flatten(value: unknown, prefix: string, out: Map<string, string>): void {
+  if (value === undefined) return;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (!prefix && VOLATILE.has(key)) continue;
+      if (prefix === 'signals' && key === 'first_published') continue;
+      flatten(child, prefix ? `${prefix}.${key}` : key, out);
+    }
+    return;
+  }
+  out.set(prefix, JSON.stringify(value));
+}
+
+function short(json: string | undefined): string {
+  if (json === undefined) return '(none)';
+  const text = json.startsWith('"') ? (JSON.parse(json) as string) : json;
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** Which published fields differ, as `usage.train: deny → allow; topics changed`. */
+export function metadataSummary(before: ManifestItem, after: Partial<ManifestItem>): string {
+  const a = new Map<string, string>();
+  const b = new Map<string, string>();
+  flatten(before, '', a);
+  flatten(after, '', b);
+  const parts: string[] = [];
+  const lists = new Set<string>();
+  for (const key of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    if (a.get(key) === b.get(key)) continue;
+    const before = a.get(key);
+    const after = b.get(key);
+    if (before?.startsWith('[') || after?.startsWith('[')) {
+      lists.add(key);
+      continue;
+    }
+    parts.push(`${key}: ${short(before)} → ${short(after)}`);
+  }
+  for (const key of lists) parts.push(`${key} changed`);
+  return parts.length > 0 ? parts.slice(0, 6).join('; ') + (parts.length > 6 ? '; …' : '') : 'metadata changed';
+}
+
+function recentFor(entries: readonly ChangelogEntry[], now: string): ChangelogEntry[] {
+  const cutoff = Date.parse(now) - ITEM_CHANGELOG_DAYS * 86_400_000;
+  return entries.filter((e) => Date.parse(e.date) >= cutoff).slice(0, ITEM_CHANGELOG_MAX);
+}
+
+/**
+ * Compare what a document publishes now with what is tracked for it (SPEC §4):
+ * every fragment added, changed (content or metadata) or removed gets its new
+ * state and one changelog entry saying why — the editor's reason when one was
+ * given for this change, otherwise an automatic summary. Pure; nothing is
+ * mutated.
+ */
+export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; changelog: ChangelogRecord[] } {
+  const { now } = input;
+  const byId = new Map(input.states.map((s) => [s.itemId, s]));
+  const seen = new Set<string>();
+  const writes: StateWrite[] = [];
+  const changelog: ChangelogRecord[] = [];
+  const pageStates = new Map(input.states.filter((s) => s.type === 'article').map((s) => [s.lang, s]));
+  const freshReason = (lang: string): string | undefined => {
+    const reason = input.reasons[lang]?.trim();
+    if (!reason) return undefined;
+    return reason === pageStates.get(lang)?.reason ? undefined : reason;
+  };
+
+  for (const draft of input.drafts) {
+    seen.add(draft.id);
+    const previous = byId.get(draft.id);
+    const live = previous && !previous.removed ? previous : undefined;
+    let kind: ChangeKind | null;
+    let state: StoredItemState;
+    if (!previous) {
+      kind = 'added';
+      state = { checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: 1, metaVersion: 0, modified: draft.sourceModified, firstPublished: draft.sourceModified, history: [draft.sourceModified] };
+    } else if (previous.removed) {
+      kind = 'added';
+      state = { ...previous, checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: previous.contentVersion + 1, metaVersion: 0, modified: now, history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH) };
+    } else if (previous.checksum !== draft.checksum) {
+      kind = 'content';
+      state = { ...previous, checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: previous.contentVersion + 1, metaVersion: 0, modified: now, history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH) };
+    } else if (previous.metaHash !== draft.metaHash) {
+      kind = 'metadata';
+      state = { ...previous, metaHash: draft.metaHash, metaVersion: previous.metaVersion + 1, modified: now, history: [...previous.history] };
+    } else {
+      kind = null;
+      state = previous;
+    }
+    const reason = freshReason(draft.lang);
+    const pageReasonChanged = draft.type === 'article' && reason !== undefined;
+    if (kind === null && !pageReasonChanged) continue;
+
+    let entry: ChangelogRecord | undefined;
+    if (kind !== null) {
+      const title = draft.item.title;
+      let auto: string;
+      if (kind === 'added') auto = previous ? `${label(draft.type, title)} restored` : `${label(draft.type, title)} added`;
+      else if (kind === 'content') {
+        const delta = characterDelta(live!.content, draft.content);
+        auto = `${label(draft.type, title)} edited, +${delta.added}/−${delta.removed} characters`;
+      } else auto = `${label(draft.type, title)}: ${metadataSummary(live!.data, draft.item)}`;
+      const desc = reason ?? (input.cause ? `${input.cause}: ${auto}` : auto);
+      entry = {
+        itemId: draft.id,
+        at: now,
+        version: versionString(state),
+        kind,
+        desc,
+        checksumBefore: live ? live.checksum : null,
+        checksumAfter: draft.checksum,
+        sourceUid: input.uid,
+        sourceDocument: input.documentId,
+        lang: draft.lang,
+      };
+      changelog.push(entry);
+    }
+    const history = [
+      ...(entry ? [{ date: entry.at, version: entry.version, desc: entry.desc }] : []),
+      ...(input.recent.get(draft.id) ?? []),
+    ];
+    const data = { ...storedItem(draft, state), changelog: recentFor(history, now) };
+    writes.push({
+      expectedRevision: previous ? previous.revision : null,
+      state: {
+        ...state,
+        itemId: draft.id,
+        type: draft.type,
+        lang: draft.lang,
+        parent: draft.parent,
+        sourceUid: input.uid,
+        sourceDocument: input.documentId,
+        removed: false,
+        revision: (previous?.revision ?? 0) + 1,
+        stabilityPin: draft.stabilityPin,
+        data,
+        content: draft.content,
+        reason: draft.type === 'article' ? (input.reasons[draft.lang]?.trim() || previous?.reason) : undefined,
+      },
+    });
+  }
+
+  for (const previous of input.states) {
+    if (seen.has(previous.itemId) || previous.removed || !input.langs.includes(previous.lang)) continue;
+    const reason = freshReason(previous.lang);
+    const auto = `${label(previous.type, previous.data.title)} removed`;
+    changelog.push({
+      itemId: previous.itemId,
+      at: now,
+      version: versionString(previous),
+      kind: 'removed',
+      desc: reason ?? (input.cause ? `${input.cause}: ${auto}` : auto),
+      checksumBefore: previous.checksum,
+      checksumAfter: null,
+      sourceUid: input.uid,
+      sourceDocument: input.documentId,
+      lang: previous.lang,
+    });
+    writes.push({
+      expectedRevision: previous.revision,
+      state: { ...previous, history: [...previous.history], removed: true, revision: previous.revision + 1, modified: now },
+    });
+  }
+  return { writes, changelog };
+}

@@ -1,0 +1,224 @@
+import type { Core } from '@strapi/strapi';
+import type { ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
+import type { ChangelogEntry, ManifestItem } from '../core/types';
+import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+
+export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
+export const CHANGELOG_UID = 'plugin::sitemap-ai.changelog-entry' as const;
+
+type Row = Record<string, unknown>;
+
+/** Another writer changed a state between our read and our write: the caller retries. */
+export class StateConflictError extends Error {
+  constructor(itemId: string) {
+    super(`fragment state "${itemId}" was changed concurrently`);
+    this.name = 'StateConflictError';
+  }
+}
+
+function toState(row: Row): TrackedState & { pending: boolean } {
+  return {
+    itemId: String(row.item_id),
+    type: String(row.item_type),
+    lang: String(row.lang),
+    parent: row.parent_item ? String(row.parent_item) : undefined,
+    sourceUid: String(row.source_uid),
+    sourceDocument: String(row.source_document),
+    checksum: String(row.checksum),
+    metaHash: String(row.meta_hash),
+    contentVersion: Number(row.content_version),
+    metaVersion: Number(row.meta_version),
+    modified: String(row.modified_at),
+    firstPublished: String(row.first_published ?? row.modified_at),
+    history: parseJson<string[]>(row.history, []),
+    stabilityPin: optionalNumber(row.stability_pin),
+    data: parseJson<ManifestItem>(row.data, {} as ManifestItem),
+    content: String(row.content ?? ''),
+    removed: row.removed === true || row.removed === 1 || row.removed === '1',
+    revision: Number(row.revision),
+    pending: row.pending === true || row.pending === 1 || row.pending === '1',
+    reason: row.reason ? String(row.reason) : undefined,
+  };
+}
+
+function toRow(state: TrackedState): Row {
+  return {
+    item_id: state.itemId,
+    item_type: state.type,
+    lang: state.lang,
+    parent_item: state.parent ?? null,
+    source_uid: state.sourceUid,
+    source_document: state.sourceDocument,
+    checksum: state.checksum,
+    meta_hash: state.metaHash,
+    content_version: state.contentVersion,
+    meta_version: state.metaVersion,
+    modified_at: state.modified,
+    first_published: state.firstPublished,
+    history: state.history,
+    stability_pin: state.stabilityPin ?? null,
+    data: state.data,
+    content: state.content,
+    removed: state.removed,
+    revision: state.revision,
+    pending: true,
+    reason: state.reason ?? null,
+  };
+}
+
+function toChangelogRow(entry: ChangelogRecord): Row {
+  return {
+    item_id: entry.itemId,
+    at: entry.at,
+    version: entry.version,
+    kind: entry.kind,
+    desc: entry.desc,
+    checksum_before: entry.checksumBefore,
+    checksum_after: entry.checksumAfter,
+    source_uid: entry.sourceUid,
+    source_document: entry.sourceDocument,
+    lang: entry.lang,
+  };
+}
+
+export function toChangelogRecord(row: Row): ChangelogRecord {
+  return {
+    itemId: String(row.item_id),
+    at: String(row.at),
+    version: String(row.version),
+    kind: String(row.kind) as ChangelogRecord['kind'],
+    desc: String(row.desc ?? ''),
+    checksumBefore: row.checksum_before ? String(row.checksum_before) : null,
+    checksumAfter: row.checksum_after ? String(row.checksum_after) : null,
+    sourceUid: String(row.source_uid),
+    sourceDocument: String(row.source_document),
+    lang: String(row.lang),
+  };
+}
+
+/**
+ * Tracked fragment states and their changelog (SPEC §4): the only code that
+ * touches those tables. Writes are optimistic: a state is only replaced if it
+ * still has the revision that was read, so concurrent trackers never lose or
+ * duplicate a change.
+ */
+export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
+  const states = () => strapi.db.query(FRAGMENT_STATE_UID);
+  const changelog = () => strapi.db.query(CHANGELOG_UID);
+  return {
+    async forDocuments(uid: string, documentIds: readonly string[]): Promise<TrackedState[]> {
+      const result: TrackedState[] = [];
+      for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
+        const rows = (await states().findMany({
+          where: { source_uid: uid, source_document: { $in: documentIds.slice(i, i + WRITE_BATCH) } },
+        })) as Row[];
+        result.push(...rows.map(toState));
+      }
+      return result;
+    },
+
+    /** Documents with live (not removed) states, per content type. */
+    async liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
+      const rows = (await states().findMany({ where: { removed: false }, select: ['source_uid', 'source_document'] })) as Row[];
+      const seen = new Map<string, { uid: string; documentId: string }>();
+      for (const row of rows) seen.set(`${row.source_uid}|${row.source_document}`, { uid: String(row.source_uid), documentId: String(row.source_document) });
+      return [...seen.values()];
+    },
+
+    /** States changed since the last snapshot, in item-id order after `after`. */
+    async pending(limit: number, after = ''): Promise<(TrackedState & { pending: boolean })[]> {
+      const where: Row = { pending: true };
+      if (after) where.item_id = { $gt: after };
+      const rows = (await states().findMany({ where, orderBy: { item_id: 'asc' }, limit })) as Row[];
+      return rows.map(toState);
+    },
+
+    async countPending(): Promise<number> {
+      return Number(await states().count({ where: { pending: true } }));
+    },
+
+    /** Clear `pending` on states still at the revision the builder published. */
+    async settle(published: readonly { itemId: string; revision: number }[]): Promise<void> {
+      const byRevision = new Map<number, string[]>();
+      for (const { itemId, revision } of published) byRevision.set(revision, [...(byRevision.get(revision) ?? []), itemId]);
+      for (const [revision, ids] of byRevision) {
+        for (let i = 0; i < ids.length; i += WRITE_BATCH) {
+          await states().updateMany({ where: { item_id: { $in: ids.slice(i, i + WRITE_BATCH) }, revision }, data: { pending: false } });
+        }
+      }
+    },
+
+    /** Recent changelog per item, newest first, at most `perItem` each. */
+    async recentChangelog(itemIds: readonly string[], since: string, perItem: number): Promise<Map<string, ChangelogEntry[]>> {
+      const result = new Map<string, ChangelogEntry[]>();
+      for (let i = 0; i < itemIds.length; i += WRITE_BATCH) {
+        const rows = (await changelog().findMany({
+          where: { item_id: { $in: itemIds.slice(i, i + WRITE_BATCH) }, at: { $gte: since } },
+          orderBy: [{ at: 'desc' }, { id: 'desc' }],
+        })) as Row[];
+        for (const row of rows) {
+          const list = result.get(String(row.item_id)) ?? [];
+          if (list.length < perItem) list.push({ date: String(row.at), version: String(row.version), desc: String(row.desc ?? '') });
+          result.set(String(row.item_id), list);
+        }
+      }
+      return result;
+    },
+
+    /** Full history of one item, newest first, keyset-paged by row id. */
+    async changelogPage(itemId: string, beforeRowId: number | null, limit: number): Promise<{ rowId: number; record: ChangelogRecord }[]> {
+      const where: Row = { item_id: itemId };
+      if (beforeRowId !== null) where.id = { $lt: beforeRowId };
+      const rows = (await changelog().findMany({ where, orderBy: { id: 'desc' }, limit })) as Row[];
+      return rows.map((row) => ({ rowId: Number(row.id), record: toChangelogRecord(row) }));
+    },
+
+    async changelogFor(itemIds: readonly string[], afterAt: string): Promise<ChangelogRecord[]> {
+      const result: ChangelogRecord[] = [];
+      for (let i = 0; i < itemIds.length; i += WRITE_BATCH) {
+        const rows = (await changelog().findMany({
+          where: { item_id: { $in: itemIds.slice(i, i + WRITE_BATCH) }, at: { $gt: afterAt } },
+          orderBy: [{ at: 'desc' }, { id: 'desc' }],
+        })) as Row[];
+        result.push(...rows.map(toChangelogRecord));
+      }
+      return result;
+    },
+
+    async changelogForDocument(uid: string, documentId: string): Promise<ChangelogRecord[]> {
+      const rows = (await changelog().findMany({ where: { source_uid: uid, source_document: documentId }, orderBy: { id: 'asc' } })) as Row[];
+      return rows.map(toChangelogRecord);
+    },
+
+    /**
+     * Write states and changelog entries in one transaction; any state that is
+     * not at its expected revision (or already exists when it should not)
+     * aborts the whole write with StateConflictError.
+     */
+    async write(writes: readonly StateWrite[], entries: readonly ChangelogRecord[]): Promise<void> {
+      if (writes.length === 0 && entries.length === 0) return;
+      await strapi.db.transaction(async () => {
+        for (const { state, expectedRevision } of writes) {
+          if (expectedRevision === null) {
+            try {
+              await states().create({ data: toRow(state) });
+            } catch {
+              throw new StateConflictError(state.itemId);
+            }
+          } else {
+            const result = (await states().updateMany({
+              where: { item_id: state.itemId, revision: expectedRevision },
+              data: toRow(state),
+            })) as { count: number };
+            if (Number(result.count) !== 1) throw new StateConflictError(state.itemId);
+          }
+        }
+        for (let i = 0; i < entries.length; i += WRITE_BATCH) {
+          await changelog().createMany({ data: entries.slice(i, i + WRITE_BATCH).map(toChangelogRow) });
+        }
+      });
+    },
+  };
+};
+
+export type StateRepository = ReturnType<typeof createStateRepository>;

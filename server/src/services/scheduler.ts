@@ -1,0 +1,41 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Core } from '@strapi/strapi';
+import { getService } from '../utils/get-service';
+
+/**
+ * The scheduled incremental rebuild (SPEC §6): a named node-cron task started
+ * in bootstrap and destroyed in destroy. Every instance ticks; the build lock
+ * lets exactly one of them build.
+ */
+export const createScheduler = ({ strapi }: { strapi: Core.Strapi }) => {
+  let task: ScheduledTask | null = null;
+  let ticks = 0;
+
+  return {
+    start(): void {
+      const { schedule } = getService(strapi, 'settings').config();
+      if (!schedule.enabled || task) return;
+      task = cron.schedule(
+        schedule.cron,
+        async () => {
+          ticks += 1;
+          try {
+            await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'schedule' });
+          } catch (error) {
+            strapi.log.error(`[sitemap-ai] scheduled rebuild failed: ${error instanceof Error ? error.stack : String(error)}`);
+          }
+        },
+        { name: 'sitemap-ai-rebuild', noOverlap: true },
+      );
+    },
+
+    async stop(): Promise<void> {
+      if (!task) return;
+      const stopping = task;
+      task = null;
+      await stopping.destroy();
+    },
+
+    ticks: () => ticks,
+  };
+};

@@ -1,0 +1,172 @@
+import type { Core } from '@strapi/strapi';
+import { buildEntryItems, finalizeDraft, linkTranslations } from '../core/items';
+import { diffDocument, ITEM_CHANGELOG_DAYS, ITEM_CHANGELOG_MAX, type ChangelogRecord } from '../core/tracking';
+import type { EntrySource, ItemDraft } from '../core/types';
+import { createSourceRepository } from '../repositories/source-repository';
+import { createStateRepository, StateConflictError } from '../repositories/state-repository';
+import { getService } from '../utils/get-service';
+import type { EnabledType } from './settings';
+
+const MAX_ATTEMPTS = 6;
+const BATCH = 100;
+
+export interface TrackResult {
+  changelog: ChangelogRecord[];
+  /** Items whose state changed (the next snapshot publishes them). */
+  changed: number;
+}
+
+/**
+ * Change tracking (SPEC §4): compares what a document publishes now with the
+ * tracked state of its items and records every change with its reason. Used
+ * by the document-service middleware right after a publish, unpublish or
+ * delete, and by the rebuild to reconcile what could not be recorded then.
+ */
+export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
+  const sources = createSourceRepository({ strapi });
+  const states = createStateRepository({ strapi });
+  const settings = () => getService(strapi, 'settings');
+  /** One tracking run per document at a time in this process. */
+  const queues = new Map<string, Promise<unknown>>();
+
+  async function localesOf(type: EnabledType | undefined): Promise<{ langs: string[]; localized: boolean; defaultLocale: string }> {
+    const config = settings().config();
+    const { codes, defaultLocale } = await sources.locales(config.defaultLocale ?? 'en');
+    const site = settings().site(defaultLocale);
+    const localized = type ? sources.isLocalized(type.uid) : false;
+    return { langs: localized ? codes : [site.defaultLocale], localized, defaultLocale: site.defaultLocale };
+  }
+
+  /** Items a document publishes now, default locale first so translations can point at it. */
+  function draftsOf(type: EnabledType, entries: readonly EntrySource[], defaultLocale: string): ItemDraft[] {
+    const site = settings().site(defaultLocale);
+    const ordered = [...entries].sort((a, b) => Number(b.lang === site.defaultLocale) - Number(a.lang === site.defaultLocale));
+    const drafts: ItemDraft[] = [];
+    let reference: ItemDraft[] | undefined;
+    for (const entry of ordered) {
+      let built = buildEntryItems(entry, type.policy, site);
+      if (built === null) {
+        strapi.log.warn(`[sitemap-ai] ${type.uid} ${entry.documentId} (${entry.lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`);
+        continue;
+      }
+      if (entry.lang === site.defaultLocale) reference = built;
+      else if (reference) built = linkTranslations(reference, built);
+      drafts.push(...built.map(finalizeDraft));
+    }
+    return drafts;
+  }
+
+  async function apply(
+    uid: string,
+    documentId: string,
+    read: () => Promise<{ entries: EntrySource[]; drafts: ItemDraft[]; langs: string[] }>,
+    cause: string | undefined,
+  ): Promise<TrackResult> {
+    for (let attempt = 1; ; attempt += 1) {
+      const { entries, drafts, langs } = await read();
+      const current = await states.forDocuments(uid, [documentId]);
+      const now = new Date().toISOString();
+      const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * 86_400_000).toISOString();
+      const ids = [...new Set([...drafts.map((d) => d.id), ...current.map((s) => s.itemId)])];
+      const recent = await states.recentChangelog(ids, since, ITEM_CHANGELOG_MAX);
+      const reasons = Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
+      const { writes, changelog } = diffDocument({ uid, documentId, drafts, langs, states: current, reasons, recent, now, cause });
+      try {
+        await states.write(writes, changelog);
+        return { changelog, changed: writes.length };
+      } catch (error) {
+        if (!(error instanceof StateConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  function serialized<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const previous = queues.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(run);
+    queues.set(key, next);
+    void next.finally(() => {
+      if (queues.get(key) === next) queues.delete(key);
+    });
+    return next;
+  }
+
+  const tracker = {
+    /** Track one document (all its locales) now. */
+    trackDocument(uid: string, documentId: string, cause?: string): Promise<TrackResult> {
+      return serialized(`${uid}|${documentId}`, async () => {
+        const type = settings()
+          .enabledTypes()
+          .find((t) => t.uid === uid);
+        return apply(
+          uid,
+          documentId,
+          async () => {
+            if (!type) return { entries: [], drafts: [], langs: [...new Set((await states.forDocuments(uid, [documentId])).map((s) => s.lang))] };
+            const { langs, localized, defaultLocale } = await localesOf(type);
+            const entries: EntrySource[] = [];
+            for (const lang of langs) {
+              const found = await sources.publishedOne(uid, type.policy.typeKey, type.map, documentId, localized ? lang : undefined, lang);
+              if (found) entries.push(found.entry);
+            }
+            return { entries, drafts: draftsOf(type, entries, defaultLocale), langs };
+          },
+          cause,
+        );
+      });
+    },
+
+    /**
+     * Compare every published document of every enabled type, and every
+     * tracked document that is no longer published or enabled, with its
+     * state. Used for the first build and after a change of settings.
+     */
+    async reconcileAll(cause?: string): Promise<{ documents: number; changed: number; failures: { uid: string; documentId: string; message: string }[] }> {
+      let documents = 0;
+      let changed = 0;
+      const failures: { uid: string; documentId: string; message: string }[] = [];
+      const seen = new Set<string>();
+      for (const type of settings().enabledTypes()) {
+        const { langs, localized, defaultLocale } = await localesOf(type);
+        const byDocument = new Map<string, EntrySource[]>();
+        for (const lang of langs) {
+          for await (const { entry } of sources.published(type.uid, type.policy.typeKey, type.map, localized ? lang : undefined, lang)) {
+            const list = byDocument.get(entry.documentId) ?? [];
+            list.push(entry);
+            byDocument.set(entry.documentId, list);
+          }
+        }
+        const ids = [...byDocument.keys()];
+        for (let i = 0; i < ids.length; i += BATCH) {
+          for (const documentId of ids.slice(i, i + BATCH)) {
+            seen.add(`${type.uid}|${documentId}`);
+            documents += 1;
+            const entries = byDocument.get(documentId)!;
+            try {
+              const result = await serialized(`${type.uid}|${documentId}`, () =>
+                apply(type.uid, documentId, async () => ({ entries, drafts: draftsOf(type, entries, defaultLocale), langs }), cause),
+              );
+              changed += result.changed;
+            } catch (error) {
+              const message = error instanceof Error ? error.message : String(error);
+              failures.push({ uid: type.uid, documentId, message });
+              strapi.log.error(`[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`);
+            }
+          }
+        }
+      }
+      for (const { uid, documentId } of await states.liveDocuments()) {
+        if (seen.has(`${uid}|${documentId}`)) continue;
+        documents += 1;
+        try {
+          changed += (await tracker.trackDocument(uid, documentId, cause)).changed;
+        } catch (error) {
+          failures.push({ uid, documentId, message: error instanceof Error ? error.message : String(error) });
+        }
+      }
+      return { documents, changed, failures };
+    },
+  };
+  return tracker;
+};
+
+export type Tracker = ReturnType<typeof createTracker>;
