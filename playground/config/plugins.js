@@ -40,7 +40,8 @@ module.exports = ({ env }) => ({
       defaultLocale: 'en',
       defaults: {
         license: TDM_LICENSE,
-        usage: { train: 'deny', infer: 'allow-with-citation', cache: 'allow', redistribute: 'deny' },
+        // SITEMAP_AI_TRAIN lets the tests play a site owner who allows training.
+        usage: { train: env('SITEMAP_AI_TRAIN', 'deny'), infer: 'allow-with-citation', cache: 'allow', redistribute: 'deny' },
         embedding: { chunk: 'by_h2', maxTokens: 800 },
       },
       licenses: [

@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+import { API, crawl } from '../helpers/manifest';
+import type { ChangelogPage, DeltaPage } from '../../shared/contracts/manifest';
+
+const ARTICLE = 'api::article.article';
+const GUIDE = 'api::guide.guide';
+
+type Doc = { documentId: string; body?: string; bodyHtml?: string; sitemapAi?: Record<string, unknown> };
+
+function documents(app: TestApp, uid: string) {
+  return app.strapi.documents(uid as never) as unknown as {
+    findFirst(params: object): Promise<Doc | null>;
+    update(params: object): Promise<Doc>;
+    publish(params: object): Promise<unknown>;
+    unpublish(params: object): Promise<unknown>;
+    delete(params: object): Promise<unknown>;
+    discardDraft(params: object): Promise<unknown>;
+  };
+}
+
+async function draftOf(app: TestApp, slug: string): Promise<Doc> {
+  const doc = await documents(app, ARTICLE).findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
+  if (!doc) throw new Error(`no article ${slug}`);
+  return doc;
+}
+
+/** Edit the draft's body (and optionally the editor's reason), then publish it. */
+async function publishEdit(app: TestApp, slug: string, edit: (body: string) => string, reason?: string): Promise<string> {
+  const doc = await draftOf(app, slug);
+  const data: Record<string, unknown> = { body: edit(doc.body ?? '') };
+  if (reason !== undefined) data.sitemapAi = { ...(doc.sitemapAi ?? {}), reason };
+  await documents(app, ARTICLE).update({ documentId: doc.documentId, locale: 'en', data });
+  await documents(app, ARTICLE).publish({ documentId: doc.documentId, locale: 'en' });
+  return doc.documentId;
+}
+
+const rebuild = (app: TestApp) => app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+const changelog = async (app: TestApp, id: string) => (await app.http.get(`${API}/fragments/${id}/changelog`).expect(200)).body as ChangelogPage;
+
+async function readDelta(app: TestApp, since: string, query: Record<string, string> = {}): Promise<DeltaPage[]> {
+  const pages: DeltaPage[] = [];
+  let token: string | null = null;
+  do {
+    const res = await app.http.get(`${API}/delta`).query({ since, ...query, ...(token ? { page_token: token } : {}) });
+    if (res.status !== 200) throw new Error(`delta answered ${res.status}: ${JSON.stringify(res.body)}`);
+    pages.push(res.body as DeltaPage);
+    token = (res.body as DeltaPage).next_page_token;
+  } while (token);
+  return pages;
+}
+
+describe.each(testDatabases())('change tracking and the delta feed on %s', (client) => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await bootPlayground(client);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('records a publish with the editor’s reason, bumps versions, and the delta shows exactly that change', async () => {
+    const before = await app.strapi.plugin('sitemap-ai').service('manifest').current();
+    await publishEdit(
+      app,
+      'geo-index',
+      (body) => body.replace('## Security and privacy', '## Security and privacy\n\nWe also hash IP addresses.'),
+      'Clarify how IP addresses are stored',
+    );
+    const section = 'article:geo-index:en:security-and-privacy';
+    const log = await changelog(app, section);
+    expect(log.entries[0]).toMatchObject({ version: 'v2.0', kind: 'content', desc: 'Clarify how IP addresses are stored' });
+    expect(log.entries[0]!.checksum_before).toMatch(/^sha256:/);
+    expect(log.entries[0]!.checksum_after).not.toBe(log.entries[0]!.checksum_before);
+    expect(log.entries[1]).toMatchObject({ version: 'v1.0', kind: 'added' });
+
+    // The public manifest changes only with the next snapshot
+    expect((await app.http.get(`${API}/fragments/${section}`).expect(200)).body.item.version).toBe('v1.0');
+    const result = await rebuild(app);
+    expect(result.snapshot.changes).toEqual({ added: 0, changed: 2, removed: 0 });
+    const item = (await app.http.get(`${API}/fragments/${section}`).expect(200)).body.item;
+    expect(item.version).toBe('v2.0');
+    expect(item.changelog[0]).toMatchObject({ version: 'v2.0', desc: 'Clarify how IP addresses are stored' });
+
+    const pages = await readDelta(app, String(before.seq));
+    const delta = pages.flatMap((p) => p.items);
+    expect(delta.map((i) => i.id).sort()).toEqual(['article:geo-index:en', section]);
+    expect(pages.flatMap((p) => p.removed)).toEqual([]);
+    expect(pages[0]!.next_since).toBe(String(result.snapshot.seq));
+    const again = await readDelta(app, pages[0]!.next_since);
+    expect(again[0]!.items).toEqual([]);
+    expect(again[0]!.removed).toEqual([]);
+  });
+
+  it('summarises a change when no new reason was given, and ignores draft-only saves', async () => {
+    await publishEdit(app, 'geo-index', (body) => body.replace('We also hash IP addresses.', 'We also hash IP addresses daily.'));
+    const log = await changelog(app, 'article:geo-index:en:security-and-privacy');
+    expect(log.entries[0]!.desc).toBe("section 'Security and privacy' edited, +6/−0 characters");
+    expect(log.entries[0]!.version).toBe('v3.0');
+
+    // A draft-only save records nothing and publishes nothing
+    const doc = await draftOf(app, 'fragment-permalinks');
+    await documents(app, ARTICLE).update({ documentId: doc.documentId, locale: 'en', data: { body: `${doc.body}\n\n## Draft only section\n\nNot yet.` } });
+    const pending = await app.strapi.db.query('plugin::sitemap-ai.fragment-state').count({ where: { source_document: doc.documentId, pending: true } });
+    expect(pending).toBe(0);
+    await rebuild(app);
+    expect((await app.http.get(`${API}/fragments/article:fragment-permalinks:en:draft-only-section`)).status).toBe(404);
+    // Discarding that draft changes nothing public either
+    await documents(app, ARTICLE).discardDraft({ documentId: doc.documentId, locale: 'en' });
+    const idle = await rebuild(app);
+    expect(idle.skipped).toBe(true);
+  });
+
+  it('gives tombstones with their changelog after an unpublish and a delete', async () => {
+    const since = String((await app.strapi.plugin('sitemap-ai').service('manifest').current()).seq);
+    const { items } = await crawl(app.http, { limit: '1000' });
+    const permalinks = items.filter((i) => i.id.startsWith('article:fragment-permalinks:en')).map((i) => i.id);
+    const guide = await documents(app, GUIDE).findFirst({ filters: { slug: 'add-evidence-links' }, status: 'published' });
+    const guideIds = items.filter((i) => i.id.startsWith('guide:add-evidence-links:en')).map((i) => i.id);
+    expect(permalinks.length).toBeGreaterThan(3);
+    expect(guideIds.length).toBeGreaterThan(3);
+
+    await documents(app, ARTICLE).unpublish({ documentId: (await draftOf(app, 'fragment-permalinks')).documentId, locale: 'en' });
+    await documents(app, GUIDE).delete({ documentId: guide!.documentId });
+    const result = await rebuild(app);
+    expect(result.snapshot.changes.removed).toBe(permalinks.length + guideIds.length);
+
+    const pages = await readDelta(app, since, { limit: '5' });
+    const removed = pages.flatMap((p) => p.removed);
+    expect(removed.map((r) => r.id).sort()).toEqual([...permalinks, ...guideIds].sort());
+    // The Slovak translation stays, but no longer points at the removed English page
+    const changed = pages.flatMap((p) => p.items);
+    expect(changed.length).toBeGreaterThan(0);
+    for (const item of changed) {
+      expect(item.id.startsWith('article:permalinky-fragmentov:sk')).toBe(true);
+      expect(item.alt_of).toBeUndefined();
+    }
+    for (const tombstone of removed) {
+      expect(tombstone.removed_at).toBe(result.snapshot.builtAt);
+      expect(tombstone.changelog![0]!.desc).toMatch(/ removed$/);
+    }
+    const log = await changelog(app, guideIds[0]!);
+    expect(log.entries[0]).toMatchObject({ kind: 'removed', checksum_after: null });
+  });
+
+  it('answers 400 to a malformed since and 410 to one older than the retained history', async () => {
+    for (const since of ['yesterday', '2026-11-30', '-1', '1.5', '']) {
+      const res = await app.http.get(`${API}/delta`).query({ since });
+      expect(res.status, since).toBe(400);
+      expect(res.body.error.message).toContain('"since"');
+    }
+    expect((await app.http.get(`${API}/delta`)).status).toBe(400);
+    expect((await app.http.get(`${API}/delta`).query({ since: '999999' })).status).toBe(400);
+    const byTime = await app.http.get(`${API}/delta`).query({ since: new Date().toISOString() });
+    expect(byTime.status).toBe(200);
+    expect(byTime.body.items).toEqual([]);
+  });
+
+  it('records a change whose tracking failed when the next rebuild runs (dirty mark), without failing the save', async () => {
+    const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as { trackDocument: (...args: unknown[]) => Promise<unknown> };
+    const original = tracker.trackDocument;
+    tracker.trackDocument = async () => {
+      throw new Error('database hiccup');
+    };
+    try {
+      await publishEdit(app, 'geo-index', (body) => body.replace('hash IP addresses daily.', 'hash IP addresses every day.'), 'Wording');
+    } finally {
+      tracker.trackDocument = original;
+    }
+    expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(1);
+    const before = await changelog(app, 'article:geo-index:en:security-and-privacy');
+    expect(before.entries[0]!.version).toBe('v3.0');
+    const result = await rebuild(app);
+    expect(result.skipped).toBe(false);
+    expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(0);
+    const after = await changelog(app, 'article:geo-index:en:security-and-privacy');
+    expect(after.entries[0]).toMatchObject({ version: 'v4.0', desc: 'Wording' });
+  });
+
+  it('leaves one changelog entry per change under concurrent publishes, with no gaps or duplicates', async () => {
+    const slugs = ['geo-index', 'measuring-ai-crawler-ingest', 'tdm-licensing', 'stability-scores-explained'];
+    // Strapi itself may refuse one of two simultaneous publishes of the same document on
+    // PostgreSQL/MariaDB ("A published entry … already exists"): wait for all, then check.
+    const outcomes = await Promise.allSettled(
+      slugs.flatMap((slug, n) => [
+        publishEdit(app, slug, (body) => `${body}\n\nConcurrent note ${n}.`),
+        publishEdit(app, slug, (body) => `${body}\n\nAnother concurrent note ${n}.`),
+      ]),
+    );
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') expect(String(outcome.reason)).toMatch(/already exists/);
+    }
+    expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(slugs.length);
+    await rebuild(app);
+    const rows = (await app.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany({ orderBy: { id: 'asc' } })) as {
+      item_id: string;
+      version: string;
+    }[];
+    const seen = new Set<string>();
+    const versions = new Map<string, number[]>();
+    for (const row of rows) {
+      const key = `${row.item_id}@${row.version}@${(row as { kind?: string }).kind}`;
+      expect(seen.has(key), `duplicate ${key}`).toBe(false);
+      seen.add(key);
+      const [major] = row.version.slice(1).split('.').map(Number);
+      versions.set(row.item_id, [...(versions.get(row.item_id) ?? []), major!]);
+    }
+    for (const [id, list] of versions) {
+      const distinct = [...new Set(list)];
+      expect(distinct, id).toEqual(distinct.map((_, i) => i + 1));
+    }
+    const { items } = await crawl(app.http, { limit: '1000' });
+    for (const slug of slugs) {
+      const page = items.find((i) => i.id === `article:${slug}:en`)!;
+      expect(Number(page.version.slice(1).split('.')[0])).toBe(Math.max(...versions.get(page.id)!));
+    }
+  });
+});
+
+describe('a settings change reaches every item as a logged metadata change', () => {
+  it('allowing train bumps the metadata version of every item with the reason "site settings changed"', async () => {
+    const first = await bootPlayground('sqlite');
+    const before = await crawl(first.http, { limit: '1000' });
+    expect(before.items.filter((i) => !i.id.startsWith('dataset:')).every((i) => i.usage.train === 'deny')).toBe(true);
+    await first.close({ keepDatabase: true });
+    const second = await bootPlayground('sqlite', { database: first.database, env: { SITEMAP_AI_TRAIN: 'allow' } });
+    try {
+      const result = await second.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+      expect(result.skipped).toBe(false);
+      const after = await crawl(second.http, { limit: '1000' });
+      const old = new Map(before.items.map((i) => [i.id, i]));
+      const followed = after.items.filter((i) => i.usage.train === 'allow');
+      const pinned = after.items.filter((i) => i.usage.train === 'deny');
+      // Pages and guides inherit the site policy; some articles pin train: deny at entry level (cascade)
+      expect(followed.some((i) => i.id.startsWith('page:'))).toBe(true);
+      expect(followed.some((i) => i.id.startsWith('guide:'))).toBe(true);
+      expect(pinned.some((i) => i.id.startsWith('article:'))).toBe(true);
+      for (const item of followed) {
+        const [c, m] = old.get(item.id)!.version.slice(1).split('.').map(Number);
+        expect(item.version).toBe(`v${c}.${m! + 1}`);
+        expect(item.checksum).toBe(old.get(item.id)!.checksum);
+        expect(item.changelog![0]!.desc).toMatch(/^site settings changed: .*usage\.train: deny → allow/);
+      }
+      for (const item of pinned) expect(item.version).toBe(old.get(item.id)!.version);
+      // Datasets allow train with citation at type level: unchanged
+      const dataset = after.items.find((i) => i.id.startsWith('dataset:'))!;
+      expect(dataset.usage.train).toBe('allow-with-citation');
+      expect(dataset.version).toBe(old.get(dataset.id)!.version);
+    } finally {
+      await second.close();
+    }
+  });
+});
