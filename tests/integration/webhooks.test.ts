@@ -362,3 +362,77 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
     expect((await webhooks.log({ limit: 500 })).map((d) => d.id)).toEqual([pendingId, ...before.filter((d) => d.status === 'pending').map((d) => d.id)]);
   });
 });
+
+describe.each(testDatabases())('manifest.updated after a rebuild on %s', (client) => {
+  const receiver = createReceiver();
+  let app: TestApp;
+  let webhooks: WebhookService;
+
+  beforeAll(async () => {
+    const port = await receiver.listen();
+    app = await bootPlayground(client, {
+      env: {
+        SITEMAP_AI_WEBHOOK_URL: `http://127.0.0.1:${port}${HOOK_PATH}`,
+        SITEMAP_AI_WEBHOOK_SECRET: SECRET,
+        SITEMAP_AI_INDEXNOW: 'true',
+        SITEMAP_AI_INDEXNOW_ENDPOINT: `http://127.0.0.1:${port}${INDEXNOW_PATH}`,
+        SITEMAP_AI_INDEXNOW_KEY: INDEXNOW_KEY,
+      },
+    });
+    webhooks = app.strapi.plugin('sitemap-ai').service('webhooks') as WebhookService;
+    await webhooks.stopDeliveryLoop();
+    await webhooks.deliverDue(new Date(Date.now() + 365 * 86_400_000));
+    receiver.requests.length = 0;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await receiver.close();
+  });
+
+  it('signs and sends the snapshot, since, counts and delta_url of a published change, and pings IndexNow with its page', async () => {
+    // Given the current snapshot S and an editor's published change to an article
+    const previous = (await app.http.get('/api/sitemap-ai/manifest').query({ limit: '1' }).expect(200)).body as {
+      snapshot: { id: string };
+    };
+    const documents = app.strapi.documents('api::article.article' as never);
+    const draft = (await documents.findFirst({ filters: { slug: 'geo-index' }, locale: 'en', status: 'draft' } as never)) as unknown as {
+      documentId: string;
+      body: string;
+    };
+    await documents.update({
+      documentId: draft.documentId,
+      locale: 'en',
+      data: { body: `${draft.body}\n\n## A section added for the webhook test\n\nNew text.` },
+    } as never);
+    await documents.publish({ documentId: draft.documentId, locale: 'en' } as never);
+
+    // When the next snapshot is built and due deliveries are sent
+    const result = (await app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' })) as {
+      skipped: boolean;
+      snapshot: { seq: number; builtAt: string; changes: { added: number; changed: number; removed: number } };
+    };
+    expect(result.skipped).toBe(false);
+    await webhooks.deliverDue();
+
+    // Then the subscriber got one signed manifest.updated for it, pointing at the delta since S
+    const deliveries = receiver.requests.filter((r) => r.path === HOOK_PATH);
+    expect(deliveries).toHaveLength(1);
+    const body = JSON.parse(deliveries[0]!.body) as ManifestUpdatedEvent;
+    expect(body).toEqual({
+      event: 'manifest.updated',
+      snapshot: { id: String(result.snapshot.seq), created_at: result.snapshot.builtAt },
+      since: previous.snapshot.id,
+      counts: result.snapshot.changes,
+      delta_url: expect.stringContaining(`/api/sitemap-ai/delta?since=${previous.snapshot.id}`),
+    });
+    expect(result.snapshot.changes.added).toBeGreaterThanOrEqual(1);
+    expect(verifySignature(deliveries[0]!.headers['x-sitemap-ai-signature'] as string, SECRET, deliveries[0]!.body, new Date())).toBe(true);
+
+    // And IndexNow was told about the article's page
+    const pings = receiver.indexNowPings().map((r) => JSON.parse(r.body) as { host: string; urlList: string[] });
+    expect(pings).toHaveLength(1);
+    expect(pings[0]!.host).toBe('example.com');
+    expect(pings[0]!.urlList).toContain('https://example.com/en/articles/geo-index');
+  });
+});

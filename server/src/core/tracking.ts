@@ -148,7 +148,10 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
   const seen = new Set<string>();
   const writes: StateWrite[] = [];
   const changelog: ChangelogRecord[] = [];
-  const pageStates = new Map(input.states.filter((s) => s.type === 'article').map((s) => [s.lang, s]));
+  // The page's remembered reason, per locale: a live page wins over a removed
+  // one (an old slug's page), whatever order the states come in.
+  const articles = input.states.filter((s) => s.type === 'article');
+  const pageStates = new Map([...articles.filter((s) => s.removed), ...articles.filter((s) => !s.removed)].map((s) => [s.lang, s]));
   const freshReason = (lang: string): string | undefined => {
     const reason = input.reasons[lang]?.trim();
     if (!reason) return undefined;

@@ -1,0 +1,22 @@
+import type { TestApp } from './strapi';
+
+const PASSWORD = 'Test-Admin-2026';
+
+/** Register the first (super) admin through the real endpoint and return its JWT. */
+export async function superAdminToken(app: TestApp, email = 'owner@example.com'): Promise<string> {
+  const res = await app.http
+    .post('/admin/register-admin')
+    .send({ firstname: 'Site', lastname: 'Owner', email, password: PASSWORD });
+  if (res.status !== 200 && res.status !== 201) throw new Error(`register-admin answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data.token as string;
+}
+
+/** Create an admin user with one of Strapi's roles (e.g. strapi-editor), log in, return the JWT. */
+export async function roleToken(app: TestApp, roleCode: string, email: string): Promise<string> {
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+  if (!role) throw new Error(`no admin role ${roleCode}`);
+  await app.strapi.service('admin::user').create({ email, firstname: 'Ed', lastname: 'Itor', password: PASSWORD, isActive: true, roles: [role.id] });
+  const res = await app.http.post('/admin/login').send({ email, password: PASSWORD });
+  if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data.token as string;
+}

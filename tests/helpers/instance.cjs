@@ -1,0 +1,42 @@
+'use strict';
+
+/**
+ * A second Strapi instance for the multi-instance test: boots the playground
+ * on the database named by the environment, prints "ready", publishes an edit
+ * of each article slug in SLUGS when it reads "go" on stdin, prints
+ * "published", and on "stop" prints its scheduler's tick count and shuts down.
+ */
+const path = require('node:path');
+const readline = require('node:readline');
+
+const PLAYGROUND = path.resolve(__dirname, '..', '..', 'playground');
+
+async function main() {
+  process.chdir(PLAYGROUND);
+  const { createStrapi } = require('@strapi/strapi');
+  const strapi = await createStrapi({ appDir: PLAYGROUND, distDir: PLAYGROUND, autoReload: false, serveAdminPanel: false }).load();
+  const documents = strapi.documents('api::article.article');
+  const slugs = (process.env.SLUGS || '').split(',').filter(Boolean);
+  console.log('ready');
+  readline.createInterface({ input: process.stdin }).on('line', async (line) => {
+    if (line.trim() === 'stop') {
+      console.log(`ticks ${strapi.plugin('sitemap-ai').service('scheduler').ticks()}`);
+      await strapi.destroy();
+      process.exit(0);
+    }
+    if (line.trim() !== 'go') return;
+    await Promise.all(
+      slugs.map(async (slug) => {
+        const doc = await documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
+        await documents.update({ documentId: doc.documentId, locale: 'en', data: { body: `${doc.body}\n\nEdited by instance B.` } });
+        await documents.publish({ documentId: doc.documentId, locale: 'en' });
+      }),
+    );
+    console.log('published');
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
