@@ -13,7 +13,8 @@ const ACTION_NAMES: Record<string, { displayName: string; subCategory: string }>
 /**
  * Registers the plugin's permissions, checks the enabled types against their
  * schemas (a bad field name stops start-up, naming the config key), builds
- * the first snapshot when none exists, and starts the schedule.
+ * the first snapshot when none exists, and starts the schedule and the
+ * webhook delivery loop.
  */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(
@@ -40,4 +41,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
   getService(strapi, 'scheduler').start();
+  getService(strapi, 'webhooks').startDeliveryLoop();
 };

@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
+import { manifestUpdatedEvent } from '../core/webhooks';
 import { getService } from '../utils/get-service';
 
 /**
@@ -13,19 +14,11 @@ export const createEventsService = ({ strapi }: { strapi: Core.Strapi }) => ({
     const apiUrl = (config.apiUrl ?? config.siteUrl).replace(/\/+$/, '');
     const since = previous ? String(previous.seq) : null;
     const deltaUrl = since ? `${apiUrl}/api/sitemap-ai/delta?since=${since}` : `${apiUrl}/api/sitemap-ai/manifest`;
-    const webhooks = strapi.plugin('sitemap-ai').service('webhooks') as
-      | { enqueue?: (event: unknown, options: { changedPageUrls: string[] }) => Promise<void> }
-      | undefined;
-    if (!webhooks?.enqueue) return;
+    const { added, changed, removed } = snapshot.changes;
+    if (added + changed + removed === 0) return;
     try {
-      await webhooks.enqueue(
-        {
-          event: 'manifest.updated',
-          snapshot: { id: String(snapshot.seq), created_at: snapshot.builtAt },
-          since,
-          counts: snapshot.changes,
-          delta_url: deltaUrl,
-        },
+      await getService(strapi, 'webhooks').enqueue(
+        manifestUpdatedEvent({ snapshot: { id: snapshot.seq, created_at: snapshot.builtAt }, since, counts: snapshot.changes, deltaUrl }),
         { changedPageUrls },
       );
     } catch (error) {
