@@ -15,6 +15,7 @@ module.exports = ({ env }) => ({
       // Where this Strapi answers, so content_url links work in the demo.
       apiUrl: env('SITEMAP_AI_API_URL', `http://localhost:${env.int('PORT', 1337)}`),
       snapshotRetention: env.int('SITEMAP_AI_SNAPSHOT_RETENTION', 10),
+      snapshotRetentionHours: env.float('SITEMAP_AI_SNAPSHOT_RETENTION_HOURS', 24),
       schedule: {
         enabled: env.bool('SITEMAP_AI_SCHEDULE', true),
         cron: env('SITEMAP_AI_CRON', '*/15 * * * *'),

@@ -43,6 +43,16 @@ describe('admin routes of the plugin', () => {
     expect(list.body.data[0].id).toBe(res.body.data.snapshot.id);
   });
 
+  it('shows the webhook delivery log to a super admin, refuses it to an Editor, and validates its query', async () => {
+    const log = await app.http.get('/sitemap-ai/webhooks/deliveries').set('Authorization', `Bearer ${owner}`).expect(200);
+    expect(Array.isArray(log.body.data)).toBe(true);
+    expect((await app.http.get('/sitemap-ai/webhooks/deliveries').set('Authorization', `Bearer ${editor}`)).status).toBe(403);
+    for (const query of ['limit=abc', 'limit=0', 'status=lost', 'sort=id']) {
+      const res = await app.http.get(`/sitemap-ai/webhooks/deliveries?${query}`).set('Authorization', `Bearer ${owner}`);
+      expect(res.status, query).toBe(400);
+    }
+  });
+
   it.each([
     [{ full: 'yes' }, 'full'],
     [{ everything: true }, 'everything'],

@@ -24,7 +24,7 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await bootPlayground(client, { env: { SITEMAP_AI_SNAPSHOT_RETENTION: '2' } });
+    app = await bootPlayground(client, { env: { SITEMAP_AI_SNAPSHOT_RETENTION: '2', SITEMAP_AI_SNAPSHOT_RETENTION_HOURS: '0' } });
   });
 
   afterAll(async () => {

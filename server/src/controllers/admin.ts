@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { InvalidParameterError } from '../core/errors';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
+import type { WebhookLogQuery } from '../../../shared/contracts/webhooks';
 import { getService } from '../utils/get-service';
 
 function snapshotBody(snapshot: SnapshotRecord | null) {
@@ -36,6 +37,22 @@ export const createAdminController = ({ strapi }: { strapi: Core.Strapi }) => ({
         failures: result.failures,
       },
     };
+  },
+
+  async deliveries(ctx: Context) {
+    const { limit, status, ...rest } = ctx.query;
+    const unknown = Object.keys(rest);
+    if (unknown.length > 0) throw new InvalidParameterError(unknown[0]!, 'unknown parameter; allowed are limit, status');
+    if (limit !== undefined && (typeof limit !== 'string' || !/^[0-9]{1,4}$/.test(limit))) {
+      throw new InvalidParameterError('limit', 'must be a whole number');
+    }
+    if (status !== undefined && typeof status !== 'string') throw new InvalidParameterError('status', 'give it once');
+    const log = await getService(strapi, 'webhooks').log({
+      limit: limit === undefined ? undefined : Number(limit),
+      // The service validates the value against the known statuses.
+      status: status as WebhookLogQuery['status'],
+    });
+    ctx.body = { data: log };
   },
 
   async snapshots(ctx: Context) {

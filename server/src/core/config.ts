@@ -165,6 +165,8 @@ export const pluginConfigSchema = z
       .refine((v) => v.default <= v.max, { message: 'default must not exceed max', path: ['default'] })
       .default({ default: PAGE_LIMIT_DEFAULT, max: PAGE_LIMIT_MAX }),
     snapshotRetention: z.number().int().min(1).max(1000).default(DEFAULT_SNAPSHOT_RETENTION),
+    /** Snapshots younger than this are kept too, so page tokens and `since` stay valid that long. */
+    snapshotRetentionHours: z.number().min(0).max(8760).default(24),
     rebuildOnBootstrap: z.boolean().default(true),
     schedule: z
       .object({

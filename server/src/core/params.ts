@@ -77,14 +77,27 @@ export interface DeltaParams extends ManifestParams {
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** Date.parse rolls 2026-02-30 over to March 2: refuse days the month does not have. */
+function isCalendarDate(iso: string): boolean {
+  const [year, month, day] = iso.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day >= 1 && day <= days;
+}
+
 /** `since` is a snapshot id (digits) or an ISO-8601 time with a zone (SPEC §6 delta). */
 export function validateDeltaParams(query: RawQuery, limits: { default: number; max: number }): DeltaParams {
+  for (const key of Object.keys(query)) {
+    if (key !== 'since' && !MANIFEST_KEYS.has(key)) {
+      throw new InvalidParameterError(key, `unknown parameter; allowed are since, ${[...MANIFEST_KEYS].join(', ')}`);
+    }
+  }
   const { since: raw, ...rest } = query;
   const base = validateManifestParams(rest, limits);
   if (raw === undefined) throw new InvalidParameterError('since', 'required: a snapshot id (e.g. 12) or an ISO-8601 time (e.g. 2026-11-30T09:00:00Z)');
   if (typeof raw !== 'string') throw new InvalidParameterError('since', 'give it once, as a plain value');
   if (/^[0-9]{1,10}$/.test(raw)) return { ...base, since: { snapshot: Number(raw) } };
-  if (ISO_TIME.test(raw) && !Number.isNaN(Date.parse(raw))) return { ...base, since: { time: new Date(raw).toISOString() } };
+  if (ISO_TIME.test(raw) && !Number.isNaN(Date.parse(raw)) && isCalendarDate(raw)) return { ...base, since: { time: new Date(raw).toISOString() } };
   throw new InvalidParameterError('since', 'must be a snapshot id (e.g. 12) or an ISO-8601 time with a zone (e.g. 2026-11-30T09:00:00Z)');
 }
 

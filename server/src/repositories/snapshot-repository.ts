@@ -68,11 +68,20 @@ export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) =>
       });
     },
 
-    /** Drop all but the newest `keep` snapshots; returns the oldest seq still kept. */
-    async collect(keep: number): Promise<number | null> {
+    /**
+     * Drop snapshots that are neither among the newest `keep` nor younger than
+     * `maxAgeMs`; returns the oldest seq still kept.
+     */
+    async collect(keep: number, maxAgeMs: number, now = Date.now()): Promise<number | null> {
       const kept = (await query().findMany({ orderBy: { seq: 'desc' }, limit: keep, select: ['seq'] })) as { seq: number }[];
       if (kept.length === 0) return null;
-      const oldest = Number(kept[kept.length - 1]!.seq);
+      let oldest = Number(kept[kept.length - 1]!.seq);
+      const young = (await query().findOne({
+        where: { built_at: { $gte: new Date(now - maxAgeMs).toISOString() } },
+        orderBy: { seq: 'asc' },
+        select: ['seq'],
+      })) as { seq: number } | null;
+      if (young) oldest = Math.min(oldest, Number(young.seq));
       await query().deleteMany({ where: { seq: { $lt: oldest } } });
       return oldest;
     },

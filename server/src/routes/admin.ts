@@ -16,5 +16,6 @@ export default {
   routes: [
     guarded('POST', '/rebuild', 'admin.rebuild', ACTIONS.rebuild),
     guarded('GET', '/snapshots', 'admin.snapshots', ACTIONS.readDashboard),
+    guarded('GET', '/webhooks/deliveries', 'admin.deliveries', ACTIONS.readDashboard),
   ],
 };

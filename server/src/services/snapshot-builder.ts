@@ -165,7 +165,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     };
     await snapshots.publish(record);
     await states.settle(settled);
-    const oldest = await snapshots.collect(getService(strapi, 'settings').config().snapshotRetention);
+    const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'settings').config();
+    const oldest = await snapshots.collect(snapshotRetention, snapshotRetentionHours * 3_600_000);
     if (oldest !== null) await items.collect(oldest);
     strapi.log.info(
       `[sitemap-ai] snapshot ${seq} published: ${record.itemCount} items (+${changes.added} ~${changes.changed} -${changes.removed}) in ${record.durationMs} ms`,
