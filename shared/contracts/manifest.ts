@@ -32,6 +32,8 @@ export interface ErrorBody {
 export interface Tombstone {
   id: string;
   removed_at: string;
+  /** Set when the item was renamed: its old id is an alias of this one. */
+  replaced_by?: string;
   changelog?: { date: string; version: string; desc: string }[];
 }
 

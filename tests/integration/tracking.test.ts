@@ -145,6 +145,36 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     expect(log.entries[0]).toMatchObject({ kind: 'removed', checksum_after: null });
   });
 
+  it('keeps the old id of a renamed heading as an alias: lookups resolve, the delta names the successor', async () => {
+    const since = String((await app.strapi.plugin('sitemap-ai').service('manifest').current()).seq);
+    const oldSection = 'article:geo-index:en:a-minimal-sitemap-ai-format';
+    const oldTable = `${oldSection}-table-1`;
+    const before = (await app.http.get(`${API}/fragments/${oldTable}`).expect(200)).body.item;
+    await publishEdit(app, 'geo-index', (body) => body.replace('## A minimal sitemap-AI format', '## The smallest useful sitemap-AI format'));
+    await rebuild(app);
+    const newSection = 'article:geo-index:en:the-smallest-useful-sitemap-ai-format';
+    const newTable = `${newSection}-table-1`;
+
+    const bySection = await app.http.get(`${API}/fragments/${oldSection}`).expect(200);
+    expect(bySection.body.alias).toEqual({ requested: oldSection, current: newSection });
+    expect(bySection.body.item.id).toBe(newSection);
+    expect(bySection.body.item.version).toBe('v2.0');
+    expect(bySection.headers['content-location']).toBe(`/api/sitemap-ai/fragments/${newSection}`);
+    const byTable = await app.http.get(`${API}/fragments/${oldTable}`).expect(200);
+    expect(byTable.body.item.id).toBe(newTable);
+    expect(byTable.body.item.checksum).toBe(before.checksum);
+    const content = await app.http.get(`${API}/fragments/${oldTable}/content`).expect(200);
+    expect(content.headers['x-sitemap-ai-checksum']).toBe(before.checksum);
+
+    const log = await changelog(app, newSection);
+    expect(log.entries[0]!.desc).toMatch(/renamed from 'A minimal sitemap-AI format' \(old id .* kept as an alias\)/);
+    const pages = await readDelta(app, since);
+    const removed = pages.flatMap((p) => p.removed);
+    expect(removed.find((r) => r.id === oldSection)?.replaced_by).toBe(newSection);
+    expect(removed.find((r) => r.id === oldTable)?.replaced_by).toBe(newTable);
+    expect(pages.flatMap((p) => p.items).map((i) => i.id)).toEqual(expect.arrayContaining([newSection, newTable]));
+  });
+
   it('answers 400 to a malformed since and 410 to one older than the retained history', async () => {
     for (const since of ['yesterday', '2026-11-30', '-1', '1.5', '']) {
       const res = await app.http.get(`${API}/delta`).query({ since });
@@ -208,8 +238,9 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       versions.set(row.item_id, [...(versions.get(row.item_id) ?? []), major!]);
     }
     for (const [id, list] of versions) {
-      const distinct = [...new Set(list)];
-      expect(distinct, id).toEqual(distinct.map((_, i) => i + 1));
+      // Consecutive content versions (a renamed fragment continues its predecessor's numbers)
+      const distinct = [...new Set(list)].sort((a, b) => a - b);
+      expect(distinct, id).toEqual(distinct.map((_, i) => distinct[0]! + i));
     }
     const { items } = await crawl(app.http, { limit: '1000' });
     for (const slug of slugs) {

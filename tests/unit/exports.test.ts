@@ -80,6 +80,7 @@ const CORE_EXPORTS = [
   'contentTypeConfigSchema',
   'contentUrl',
   'decodePageToken',
+  'detectRenames',
   'diffDocument',
   'encodePageToken',
   'entryKey',

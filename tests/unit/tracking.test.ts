@@ -164,7 +164,7 @@ describe('diffDocument: content and metadata changes', () => {
 
   it('Given tracked states, When the entry is re-published unchanged (only publishedAt moved), Then nothing is written', () => {
     const result = diff(initial, { drafts: draftsFor(republished(T1)), now: T1 });
-    expect(result).toEqual({ writes: [], changelog: [] });
+    expect(result).toEqual({ writes: [], changelog: [], aliases: [] });
   });
 
   it("Given tracked states, When one section's text is edited, Then only that section and the page get content entries", () => {
@@ -275,6 +275,7 @@ describe('diffDocument: editor reasons', () => {
     expect(diff(states, { drafts: draftsFor(republished(T1)), now: T1, reasons: { en: 'First publication of the GEO index' } })).toEqual({
       writes: [],
       changelog: [],
+      aliases: [],
     });
   });
 
@@ -296,7 +297,7 @@ describe('diffDocument: editor reasons', () => {
       ['article:geo-index-2025:en', true, rename],
     ]);
     for (const order of [states, [...states].reverse()]) {
-      expect(diff(order, { drafts: draftsFor(renamed('geo-index', T3)), now: T3, reasons: { en: back } })).toEqual({ writes: [], changelog: [] });
+      expect(diff(order, { drafts: draftsFor(renamed('geo-index', T3)), now: T3, reasons: { en: back } })).toEqual({ writes: [], changelog: [], aliases: [] });
       const edit = diff(order, { drafts: draftsFor({ ...renamed('geo-index', T3), ...withBody(EDITED_BODY) }), now: T3, reasons: { en: back } });
       expect(edit.changelog.map((c) => c.desc)).toEqual([
         "page 'A sitemap for AI' edited, +26/−9 characters",
@@ -340,7 +341,7 @@ describe('diffDocument: removal and restore', () => {
 
   it('Given a removed section, When the entry is re-published still without it, Then nothing more is written for it', () => {
     const again = diff(afterRemoval, { drafts: draftsFor(republished(T2, withBody(BODY_WITHOUT_WHY))), now: T2 });
-    expect(again).toEqual({ writes: [], changelog: [] });
+    expect(again).toEqual({ writes: [], changelog: [], aliases: [] });
   });
 
   it('Given a removed section, When it is added back, Then it is restored at the next content version with its history appended', () => {

@@ -1,3 +1,4 @@
+import alias from './alias/schema.json';
 import changelogEntry from './changelog-entry/schema.json';
 import dirtyMark from './dirty-mark/schema.json';
 import fragmentState from './fragment-state/schema.json';
@@ -45,6 +46,12 @@ export default {
     },
   },
   'dirty-mark': { schema: dirtyMark },
+  alias: {
+    schema: {
+      ...alias,
+      indexes: [{ name: 'sitemap_ai_aliases_old_idx', columns: ['old_id'], type: 'unique' }],
+    },
+  },
   lock: {
     schema: {
       ...lock,

@@ -51,19 +51,22 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
 
     async fragment(ctx: Context) {
       const id = validateItemId(ctx.params.id);
-      const { snapshot, item } = await manifest().item(id);
-      const etag = `"s${snapshot.seq}-${sha256Hex(item.id).slice(0, 16)}-${item.version}"`;
+      const { snapshot, item, aliasOf } = await manifest().item(id);
+      const etag = `"s${snapshot.seq}-${sha256Hex(id).slice(0, 16)}-${item.version}"`;
+      if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}`);
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => ({
         spec: SPEC_VERSION,
         snapshot: { id: String(snapshot.seq), created_at: snapshot.builtAt },
+        ...(aliasOf ? { alias: { requested: id, current: aliasOf } } : {}),
         item,
       }));
     },
 
     async content(ctx: Context) {
       const id = validateItemId(ctx.params.id);
-      const { snapshot, checksum, content } = await manifest().content(id);
+      const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
       const hex = checksum.replace(/^sha256:/, '');
+      if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}/content`);
       await respondWithCache(ctx, { etag: `"${hex}"`, lastModified: snapshot.builtAt }, async () => {
         ctx.type = 'text/markdown; charset=utf-8';
         ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);

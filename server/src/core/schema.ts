@@ -120,7 +120,6 @@ const item = {
     media_url: httpUrl,
     file_url: httpUrl,
     file_checksum: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
-    alias_of: { type: 'string', description: 'Set when the item was looked up by an old id (alias)' },
   },
   additionalProperties: false,
   allOf: [

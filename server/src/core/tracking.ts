@@ -45,6 +45,13 @@ export interface ChangelogRecord {
   lang: string;
 }
 
+/** An old item id that now resolves to a new one (SPEC §2: renamed headings keep their old id as an alias). */
+export interface AliasRecord {
+  oldId: string;
+  newId: string;
+  at: string;
+}
+
 /** A state to write: `expectedRevision` null means "must not exist yet". */
 export interface StateWrite {
   state: TrackedState;
@@ -135,6 +142,69 @@ function recentFor(entries: readonly ChangelogEntry[], now: string): ChangelogEn
   return entries.filter((e) => Date.parse(e.date) >= cutoff).slice(0, ITEM_CHANGELOG_MAX);
 }
 
+/** Text of a fragment without its first line (the heading of a section or question). */
+function bodyOf(content: string): string {
+  const newline = content.indexOf('\n');
+  return newline === -1 ? '' : content.slice(newline + 1).trim();
+}
+
+/**
+ * Renames (SPEC §2): which vanished items reappear under a new id in this
+ * change. A page whose slug changed (one page out, one in, per locale) takes
+ * its fragments along by key; within a page, a fragment whose content or body
+ * is unchanged under a new heading, or the only section that went away next
+ * to the only one that came, is the same fragment renamed.
+ */
+export function detectRenames(vanished: readonly TrackedState[], added: readonly ItemDraft[]): Map<string, TrackedState> {
+  const renamedFrom = new Map<string, TrackedState>();
+  const taken = new Set<string>();
+  const pair = (from: TrackedState, to: ItemDraft) => {
+    if (taken.has(from.itemId) || renamedFrom.has(to.id) || from.type !== to.type || from.lang !== to.lang) return;
+    renamedFrom.set(to.id, from);
+    taken.add(from.itemId);
+  };
+  const parentMap = new Map<string, string>();
+  for (const lang of new Set(added.map((d) => d.lang))) {
+    const outPages = vanished.filter((s) => s.type === 'article' && s.lang === lang);
+    const inPages = added.filter((d) => d.type === 'article' && d.lang === lang);
+    if (outPages.length === 1 && inPages.length === 1) {
+      pair(outPages[0]!, inPages[0]!);
+      parentMap.set(outPages[0]!.itemId, inPages[0]!.id);
+    }
+  }
+  const addedById = new Map(added.map((d) => [d.id, d]));
+  for (const from of vanished) {
+    if (!from.parent) continue;
+    const newParent = parentMap.get(from.parent);
+    if (!newParent) continue;
+    const key = from.itemId.slice(from.parent.length + 1);
+    const to = addedById.get(`${newParent}:${key}`);
+    if (to) pair(from, to);
+  }
+  const parentOf = (state: TrackedState) => (state.parent ? (parentMap.get(state.parent) ?? state.parent) : undefined);
+  const open = () => ({
+    out: vanished.filter((s) => !taken.has(s.itemId) && s.type !== 'article'),
+    in: added.filter((d) => !renamedFrom.has(d.id) && d.type !== 'article'),
+  });
+  for (const match of [
+    (a: TrackedState, b: ItemDraft) => a.checksum === b.checksum,
+    (a: TrackedState, b: ItemDraft) => (a.type === 'section' || a.type === 'faq') && bodyOf(a.content) !== '' && bodyOf(a.content) === bodyOf(b.content),
+  ]) {
+    const { out, in: candidates } = open();
+    for (const from of out) {
+      const to = candidates.find((d) => !renamedFrom.has(d.id) && d.parent === parentOf(from) && match(from, d));
+      if (to) pair(from, to);
+    }
+  }
+  const { out, in: candidates } = open();
+  for (const parent of new Set(out.map(parentOf))) {
+    const outSections = out.filter((s) => s.type === 'section' && parentOf(s) === parent);
+    const inSections = candidates.filter((d) => d.type === 'section' && d.parent === parent);
+    if (outSections.length === 1 && inSections.length === 1) pair(outSections[0]!, inSections[0]!);
+  }
+  return renamedFrom;
+}
+
 /**
  * Compare what a document publishes now with what is tracked for it (SPEC §4):
  * every fragment added, changed (content or metadata) or removed gets its new
@@ -142,7 +212,7 @@ function recentFor(entries: readonly ChangelogEntry[], now: string): ChangelogEn
  * given for this change, otherwise an automatic summary. Pure; nothing is
  * mutated.
  */
-export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; changelog: ChangelogRecord[] } {
+export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; changelog: ChangelogRecord[]; aliases: AliasRecord[] } {
   const { now } = input;
   const byId = new Map(input.states.map((s) => [s.itemId, s]));
   const seen = new Set<string>();
@@ -158,13 +228,29 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
     return reason === pageStates.get(lang)?.reason ? undefined : reason;
   };
 
+  const draftIds = new Set(input.drafts.map((d) => d.id));
+  const vanished = input.states.filter((s) => !s.removed && !draftIds.has(s.itemId) && input.langs.includes(s.lang));
+  const renamedFrom = detectRenames(
+    vanished,
+    input.drafts.filter((d) => !byId.has(d.id)),
+  );
+  const renamedTo = new Map([...renamedFrom].map(([newId, from]) => [from.itemId, input.drafts.find((d) => d.id === newId)!]));
+  const aliases: AliasRecord[] = [...renamedFrom].map(([newId, from]) => ({ oldId: from.itemId, newId, at: now }));
+
   for (const draft of input.drafts) {
     seen.add(draft.id);
+    const renamed = renamedFrom.get(draft.id);
     const previous = byId.get(draft.id);
-    const live = previous && !previous.removed ? previous : undefined;
+    const live = previous && !previous.removed ? previous : renamed;
     let kind: ChangeKind | null;
     let state: StoredItemState;
-    if (!previous) {
+    if (renamed) {
+      kind = renamed.checksum === draft.checksum ? 'metadata' : 'content';
+      state =
+        kind === 'content'
+          ? { ...renamed, checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: renamed.contentVersion + 1, metaVersion: 0, modified: now, history: [...renamed.history, now].slice(-HISTORY_MAX_LENGTH) }
+          : { ...renamed, metaHash: draft.metaHash, metaVersion: renamed.metaVersion + 1, modified: now, history: [...renamed.history] };
+    } else if (!previous) {
       kind = 'added';
       state = { checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: 1, metaVersion: 0, modified: draft.sourceModified, firstPublished: draft.sourceModified, history: [draft.sourceModified] };
     } else if (previous.removed) {
@@ -188,7 +274,11 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
     if (kind !== null) {
       const title = draft.item.title;
       let auto: string;
-      if (kind === 'added') auto = previous ? `${label(draft.type, title)} restored` : `${label(draft.type, title)} added`;
+      if (renamed) {
+        const delta = characterDelta(renamed.content, draft.content);
+        auto = `${label(draft.type, title)} renamed from '${renamed.data.title ?? renamed.itemId}' (old id ${renamed.itemId} kept as an alias)`;
+        if (kind === 'content') auto += `, +${delta.added}/−${delta.removed} characters`;
+      } else if (kind === 'added') auto = previous ? `${label(draft.type, title)} restored` : `${label(draft.type, title)} added`;
       else if (kind === 'content') {
         const delta = characterDelta(live!.content, draft.content);
         auto = `${label(draft.type, title)} edited, +${delta.added}/−${delta.removed} characters`;
@@ -211,6 +301,7 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
     const history = [
       ...(entry ? [{ date: entry.at, version: entry.version, desc: entry.desc }] : []),
       ...(input.recent.get(draft.id) ?? []),
+      ...(renamed ? (input.recent.get(renamed.itemId) ?? []) : []),
     ];
     const data = { ...storedItem(draft, state), changelog: recentFor(history, now) };
     writes.push({
@@ -236,7 +327,10 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
   for (const previous of input.states) {
     if (seen.has(previous.itemId) || previous.removed || !input.langs.includes(previous.lang)) continue;
     const reason = freshReason(previous.lang);
-    const auto = `${label(previous.type, previous.data.title)} removed`;
+    const successor = renamedTo.get(previous.itemId);
+    const auto = successor
+      ? `${label(previous.type, previous.data.title)} renamed to '${successor.item.title ?? successor.id}'; this id now resolves to ${successor.id}`
+      : `${label(previous.type, previous.data.title)} removed`;
     changelog.push({
       itemId: previous.itemId,
       at: now,
@@ -254,5 +348,5 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
       state: { ...previous, history: [...previous.history], removed: true, revision: previous.revision + 1, modified: now },
     });
   }
-  return { writes, changelog };
+  return { writes, changelog, aliases };
 }

@@ -215,7 +215,6 @@ export interface ManifestItem {
   media_url?: string;
   file_url?: string;
   file_checksum?: string;
-  alias_of?: string;
 }
 
 /**

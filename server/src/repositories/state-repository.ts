@@ -1,10 +1,14 @@
 import type { Core } from '@strapi/strapi';
-import type { ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
+import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 
 export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
 export const CHANGELOG_UID = 'plugin::sitemap-ai.changelog-entry' as const;
+export const ALIAS_UID = 'plugin::sitemap-ai.alias' as const;
+
+/** Longest alias chain followed (a renamed heading renamed again …). */
+const MAX_ALIAS_HOPS = 10;
 
 type Row = Record<string, unknown>;
 
@@ -105,7 +109,19 @@ export function toChangelogRecord(row: Row): ChangelogRecord {
 export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = () => strapi.db.query(FRAGMENT_STATE_UID);
   const changelog = () => strapi.db.query(CHANGELOG_UID);
+  const aliases = () => strapi.db.query(ALIAS_UID);
   return {
+    /** Follow the alias map from an old id to the newest id (null when `id` is not an alias). */
+    async resolveAlias(id: string): Promise<string | null> {
+      let current = id;
+      for (let hop = 0; hop < MAX_ALIAS_HOPS; hop += 1) {
+        const row = (await aliases().findOne({ where: { old_id: current }, select: ['new_id'] })) as Row | null;
+        if (!row) break;
+        current = String(row.new_id);
+      }
+      return current === id ? null : current;
+    },
+
     async forDocuments(uid: string, documentIds: readonly string[]): Promise<TrackedState[]> {
       const result: TrackedState[] = [];
       for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
@@ -195,9 +211,18 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * not at its expected revision (or already exists when it should not)
      * aborts the whole write with StateConflictError.
      */
-    async write(writes: readonly StateWrite[], entries: readonly ChangelogRecord[]): Promise<void> {
+    async write(writes: readonly StateWrite[], entries: readonly ChangelogRecord[], renames: readonly AliasRecord[] = []): Promise<void> {
       if (writes.length === 0 && entries.length === 0) return;
       await strapi.db.transaction(async () => {
+        // An id that is live again is no longer an alias; a renamed one becomes one.
+        const live = writes.filter((w) => !w.state.removed).map((w) => w.state.itemId);
+        const replaced = [...live, ...renames.map((r) => r.oldId)];
+        for (let i = 0; i < replaced.length; i += WRITE_BATCH) {
+          await aliases().deleteMany({ where: { old_id: { $in: replaced.slice(i, i + WRITE_BATCH) } } });
+        }
+        for (const rename of renames) {
+          await aliases().create({ data: { old_id: rename.oldId, new_id: rename.newId, created: rename.at } });
+        }
         for (const { state, expectedRevision } of writes) {
           if (expectedRevision === null) {
             try {

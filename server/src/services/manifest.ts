@@ -124,11 +124,17 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       const sinceTime = since === 0 ? '' : (builtAt.get(since) ?? '');
       const removedIds = pageEntries.filter((e) => e.removedIn !== undefined).map((e) => e.id);
       const changelog = removedIds.length > 0 ? await states.changelogFor(removedIds, sinceTime) : [];
+      const successors = new Map<string, string>();
+      for (const id of removedIds) {
+        const target = await states.resolveAlias(id);
+        if (target && (await items.findServed(snapshot.seq, target))) successors.set(id, target);
+      }
       const tombstones: Tombstone[] = pageEntries
         .filter((e) => e.removedIn !== undefined)
         .map((e) => ({
           id: e.id,
           removed_at: builtAt.get(e.removedIn!) ?? snapshot.builtAt,
+          ...(successors.has(e.id) ? { replaced_by: successors.get(e.id)! } : {}),
           changelog: changelog
             .filter((c) => c.itemId === e.id)
             .slice(0, 10)
@@ -183,18 +189,25 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    async item(id: string): Promise<{ snapshot: SnapshotRecord; item: ManifestItem }> {
+    /** One item; an old id (alias) answers with its renamed successor and says so. */
+    async item(id: string): Promise<{ snapshot: SnapshotRecord; item: ManifestItem; aliasOf?: string }> {
       const snapshot = await current();
       const row = await items.findServed(snapshot.seq, id);
-      if (!row) throw new ItemNotFoundError(id);
-      return { snapshot, item: serve(row, snapshot) };
+      if (row) return { snapshot, item: serve(row, snapshot) };
+      const target = await states.resolveAlias(id);
+      const aliased = target ? await items.findServed(snapshot.seq, target) : null;
+      if (!aliased) throw new ItemNotFoundError(id);
+      return { snapshot, item: serve(aliased, snapshot), aliasOf: target! };
     },
 
-    async content(id: string): Promise<{ snapshot: SnapshotRecord; checksum: string; content: string }> {
+    async content(id: string): Promise<{ snapshot: SnapshotRecord; checksum: string; content: string; aliasOf?: string }> {
       const snapshot = await current();
       const found = await items.findContent(snapshot.seq, id);
-      if (!found) throw new ItemNotFoundError(id);
-      return { snapshot, ...found };
+      if (found) return { snapshot, ...found };
+      const target = await states.resolveAlias(id);
+      const aliased = target ? await items.findContent(snapshot.seq, target) : null;
+      if (!aliased) throw new ItemNotFoundError(id);
+      return { snapshot, ...aliased, aliasOf: target! };
     },
   };
 };

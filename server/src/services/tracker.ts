@@ -70,9 +70,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const ids = [...new Set([...drafts.map((d) => d.id), ...current.map((s) => s.itemId)])];
       const recent = await states.recentChangelog(ids, since, ITEM_CHANGELOG_MAX);
       const reasons = Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
-      const { writes, changelog } = diffDocument({ uid, documentId, drafts, langs, states: current, reasons, recent, now, cause });
+      const { writes, changelog, aliases } = diffDocument({ uid, documentId, drafts, langs, states: current, reasons, recent, now, cause });
       try {
-        await states.write(writes, changelog);
+        await states.write(writes, changelog, aliases);
         return { changelog, changed: writes.length };
       } catch (error) {
         if (!(error instanceof StateConflictError) || attempt >= MAX_ATTEMPTS) throw error;
