@@ -88,6 +88,10 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
     const gone = await app.http.get(`${API}/manifest`).query({ limit: '20', page_token: first.next_page_token! });
     expect(gone.status).toBe(410);
     expect(gone.body.error.message).toMatch(/no longer retained.*without page_token/);
+    // And a delta since S is older than the retained history: 410 telling the agent to re-read the manifest
+    const tooOld = await app.http.get(`${API}/delta`).query({ since: s });
+    expect(tooOld.status).toBe(410);
+    expect(tooOld.body.error.message).toMatch(/older than the retained history.*Read the full manifest/);
   });
 
   it('drops the items of an unpublished entry at the next rebuild, leaving the others', async () => {

@@ -175,6 +175,27 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     expect(pages.flatMap((p) => p.items).map((i) => i.id)).toEqual(expect.arrayContaining([newSection, newTable]));
   });
 
+  it('pages through the whole changelog of an item, newest first, with signed tokens', async () => {
+    const id = 'article:geo-index:en';
+    const all = await changelog(app, id);
+    expect(all.entries.length).toBeGreaterThanOrEqual(4);
+    const seen: ChangelogPage['entries'] = [];
+    let token: string | null = null;
+    do {
+      const res = await app.http.get(`${API}/fragments/${id}/changelog`).query({ limit: '2', ...(token ? { page_token: token } : {}) });
+      expect(res.status).toBe(200);
+      expect(res.body.entries.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.entries);
+      token = res.body.next_page_token;
+    } while (token);
+    expect(seen).toEqual(all.entries);
+    const dates = seen.map((e) => e.date);
+    expect([...dates].sort().reverse()).toEqual(dates);
+    expect((await app.http.get(`${API}/fragments/${id}/changelog`).query({ limit: '0' })).status).toBe(400);
+    expect((await app.http.get(`${API}/fragments/${id}/changelog`).query({ page_token: 'x.y' })).status).toBe(400);
+    expect((await app.http.get(`${API}/fragments/article:nothing:en/changelog`)).status).toBe(404);
+  });
+
   it('answers 400 to a malformed since and 410 to one older than the retained history', async () => {
     for (const since of ['yesterday', '2026-11-30', '-1', '1.5', '']) {
       const res = await app.http.get(`${API}/delta`).query({ since });
