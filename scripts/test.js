@@ -3,8 +3,8 @@
 
 /**
  * The whole test suite, in the order CI runs it: typecheck → unit →
- * integration (SQLite, PostgreSQL, MariaDB) → e2e (browser).
- * SITEMAP_AI_TEST_DBS narrows the databases; SKIP_E2E=true skips the browser.
+ * integration (SQLite, PostgreSQL, MariaDB) → admin build → e2e (Chromium).
+ * SITEMAP_AI_TEST_DBS narrows the databases.
  */
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -17,8 +17,9 @@ const steps = [
   ['typecheck', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.plugin.json', '--noEmit']],
   ['unit', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'unit']],
   ['integration', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'integration']],
-  // The plugin's admin entry must build inside a real Strapi admin (Vite).
+  // The plugin's admin must build inside a real Strapi admin (Vite); the browser tests use that build.
   ['admin build', [bin('@strapi/strapi', 'bin/strapi.js'), 'build'], 'playground'],
+  ['e2e', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'e2e']],
 ];
 
 const started = Date.now();

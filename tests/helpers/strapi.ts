@@ -93,7 +93,7 @@ const DEFAULT_ENV: Record<string, string> = {
  */
 export async function bootPlayground(
   client: DbClient,
-  options: { env?: Record<string, string>; database?: Database } = {},
+  options: { env?: Record<string, string>; database?: Database; adminPanel?: boolean } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createDatabase(client));
   const env = { ...DEFAULT_ENV, ...database.env, ...options.env };
@@ -105,7 +105,12 @@ export async function bootPlayground(
   const { createStrapi } = require('@strapi/strapi') as typeof import('@strapi/strapi');
   let strapi: Core.Strapi;
   try {
-    strapi = await createStrapi({ appDir: PLAYGROUND, distDir: PLAYGROUND, autoReload: false, serveAdminPanel: false }).load();
+    strapi = await createStrapi({
+      appDir: PLAYGROUND,
+      distDir: PLAYGROUND,
+      autoReload: false,
+      serveAdminPanel: options.adminPanel === true,
+    }).load();
   } catch (error) {
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];

@@ -1,0 +1,197 @@
+/**
+ * Contract of the admin API (admin JWT + plugin permissions, under /sitemap-ai),
+ * shared by the server and the admin panel. Every response is `{ data }`;
+ * errors are Strapi's `{ error: { status, name, message, details? } }`.
+ */
+
+export type UsageKind = 'train' | 'infer' | 'cache' | 'redistribute';
+export type UsageValue = 'allow' | 'deny' | 'allow-with-citation';
+export type ChunkRule = 'by_h2' | 'by_h3' | 'whole';
+export type FragmentType = 'section' | 'table' | 'figure' | 'faq' | 'dataset';
+export type Usage = Record<UsageKind, UsageValue>;
+
+export interface EvidenceLink {
+  rel: string;
+  url: string;
+  title?: string;
+}
+
+/** What an editor may set on an entry or on one fragment (SPEC §7); stored in the entry's `sitemapAi` JSON. */
+export interface MetadataOverride {
+  license?: string;
+  usage?: Partial<Usage>;
+  evidence?: EvidenceLink[];
+  topics?: string[];
+  entity_ids?: string[];
+  related?: string[];
+  stability_pin?: number;
+  citation?: { apa?: string; bibtex?: string };
+  schema?: string[];
+  alt_of?: string;
+  exclude?: boolean;
+}
+
+/** The whole `sitemapAi` attribute of an entry. */
+export interface EntryMetadata extends MetadataOverride {
+  sensitive?: boolean;
+  /** "Reason for this change": becomes the changelog `desc` of the next publish. */
+  reason?: string;
+  /** Per-fragment overrides keyed by fragment id. */
+  fragments?: Record<string, MetadataOverride>;
+}
+
+/* ------------------------------------------------------------------ */
+/* GET /sitemap-ai/entries/:uid/:documentId?locale=xx  (fields.edit)  */
+/* ------------------------------------------------------------------ */
+
+/** Where an effective value comes from in the cascade. */
+export type PolicySource = 'site' | 'type' | 'entry' | 'fragment';
+
+export interface FragmentPreview {
+  id: string;
+  /** Fragment key (the anchor), e.g. `why-classic-sitemaps-fail`. */
+  key: string;
+  type: 'article' | FragmentType;
+  title: string;
+  url: string;
+  checksum: string;
+  /** Versus the tracked published state: new, changed (content or metadata), unchanged. */
+  state: 'new' | 'changed' | 'unchanged';
+  /** The published version, when there is one. */
+  published: { version: string; checksum: string } | null;
+  /** Effective licence and usage of this fragment with the draft's values. */
+  license: string;
+  usage: Usage;
+}
+
+export interface EntryPanelData {
+  uid: string;
+  documentId: string;
+  locale: string | null;
+  /** Values inherited from site and content type (what the entry's values override). */
+  inherited: { license: string; usage: Usage; sources: { license: PolicySource; usage: Record<UsageKind, PolicySource> } };
+  /** Licences the site owner configured, for the select. */
+  licenses: { uri: string; label: string }[];
+  /** Fragments of the saved draft, as they would be published. */
+  fragments: FragmentPreview[];
+  /** Fragments removed by the draft (published now, gone after publishing). */
+  removed: { id: string; title: string }[];
+  /** Items that exist in the published manifest of this entry. */
+  publishedVersion: string | null;
+}
+
+/* ------------------------------------------------------------------ */
+/* GET / PUT /sitemap-ai/settings  (settings.read / settings.update)  */
+/* ------------------------------------------------------------------ */
+
+export interface ContentTypeSettings {
+  enabled: boolean;
+  pathPattern: string;
+  granularity: FragmentType[];
+  chunk: ChunkRule;
+  maxTokens: number;
+  license?: string;
+  usage?: Partial<Usage>;
+}
+
+/** What a site owner edits in Settings; stored in the database on top of the file config. */
+export interface EditableSettings {
+  siteUrl: string;
+  defaults: {
+    license: string;
+    usage: Usage;
+    embedding: { chunk: ChunkRule; maxTokens: number };
+  };
+  contentTypes: Record<string, ContentTypeSettings>;
+  schedule: { enabled: boolean; cron: string };
+  webhooks: { subscribers: { url: string; secret: string }[] };
+  rateLimit: { enabled: boolean; max: number; windowSeconds: number };
+  accessLogRetentionDays: number;
+}
+
+export interface SettingsData {
+  /** The effective values (file config with the stored values on top). */
+  settings: EditableSettings;
+  /** Content types of the app that could be indexed (collection and single types of the app). */
+  availableTypes: { uid: string; displayName: string; localized: boolean }[];
+  licenses: { uri: string; label: string }[];
+  /** When the stored values were last changed, and by whom (admin user id). */
+  updatedAt: string | null;
+}
+
+/** PUT body: the whole EditableSettings. Answer: SettingsData plus `appliesAt: 'next-rebuild'`. */
+export type SettingsUpdate = EditableSettings;
+
+/* ------------------------------------------------------------------ */
+/* POST /sitemap-ai/webhooks/test  (settings.update)                  */
+/* ------------------------------------------------------------------ */
+export interface WebhookTestRequest {
+  url: string;
+  secret: string;
+}
+
+/* ------------------------------------------------------------------ */
+/* GET /sitemap-ai/dashboard  (dashboard.read)                        */
+/* ------------------------------------------------------------------ */
+
+export interface SnapshotSummary {
+  id: string;
+  created_at: string;
+  item_count: number;
+  counts: Record<string, number>;
+  changes: { added: number; changed: number; removed: number };
+  trigger: string;
+  duration_ms: number;
+}
+
+/** An item that fails a readiness check, with where to fix it. */
+export interface ReadinessFailure {
+  itemId: string;
+  title: string;
+  uid: string;
+  documentId: string;
+  locale: string | null;
+  /** Admin path of the entry's edit view, e.g. /content-manager/collection-types/api::article.article/abc?plugins[i18n][locale]=en */
+  editPath: string;
+  detail: string;
+}
+
+export type ReadinessCheckId =
+  | 'required-fields'
+  | 'permalinks'
+  | 'changelog-90-days'
+  | 'evidence'
+  | 'embedding-hints'
+  | 'delta-and-paging'
+  | 'schema-valid';
+
+export interface ReadinessCheck {
+  id: ReadinessCheckId;
+  ok: boolean;
+  /** Human summary, e.g. "142 of 153 items (93 %)". */
+  summary: string;
+  /** At most 50 failing items. */
+  failures: ReadinessFailure[];
+  failureCount: number;
+}
+
+export interface IngestRow {
+  agent: string;
+  /** Fragment type, or the feed for manifest/delta/schema requests. */
+  type: string;
+  requests: number;
+  ok: number;
+}
+
+export interface DashboardData {
+  snapshots: SnapshotSummary[];
+  readiness: ReadinessCheck[];
+  /** Share of fragments with at least one evidence link (target ≥ 0.9). */
+  evidenceCoverage: number;
+  /** Hours from the oldest change not yet in a snapshot to now; 0 when everything is published (target < 24). */
+  freshnessHours: number;
+  pendingChanges: number;
+  dirtyEntries: number;
+  /** AI-agent ingest over the access-log retention window. */
+  ingest: IngestRow[];
+}

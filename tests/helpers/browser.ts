@@ -1,0 +1,61 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { bootPlayground, PLAYGROUND, type TestApp } from './strapi';
+
+/** Debian's Chromium (installed by .ci/run); never a downloaded browser. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Screenshots of the run, kept in the repository (README "Screenshots"). */
+export const SCREENSHOTS = path.resolve(__dirname, '..', 'e2e', 'screenshots');
+
+export const PASSWORD = 'Test-Admin-2026';
+
+export interface AdminApp {
+  app: TestApp;
+  baseUrl: string;
+}
+
+/** Boot the playground with its built admin panel on a free local port. */
+export async function startAdminApp(env: Record<string, string> = {}): Promise<AdminApp> {
+  if (!existsSync(path.join(PLAYGROUND, 'build', 'index.html'))) {
+    throw new Error('The playground admin is not built: run `npm test` (it builds it) or `cd playground && npx strapi build`.');
+  }
+  const app = await bootPlayground('sqlite', { adminPanel: true, env });
+  await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', () => resolve()));
+  const address = app.strapi.server.httpServer.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return { app, baseUrl: `http://127.0.0.1:${address.port}` };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Log in through the admin's login form, as a person does. */
+export async function login(page: Page, baseUrl: string, email: string, password = PASSWORD): Promise<void> {
+  await page.goto(`${baseUrl}/admin/auth/login`);
+  await page.locator('input[name="email"]').fill(email);
+  await page.locator('input[name="password"]').fill(password);
+  await page.getByRole('button', { name: /log ?in/i }).click();
+  await page.waitForURL((url) => !url.pathname.includes('/auth/'), { timeout: 60_000 });
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
