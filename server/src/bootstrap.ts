@@ -27,6 +27,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     })),
   );
   const settings = getService(strapi, 'settings');
+  // The Settings saved in the admin go on top of the file config from here on.
+  await settings.load();
   settings.enabledTypes();
   if (settings.config().rebuildOnBootstrap) {
     const current = await getService(strapi, 'manifest')
@@ -42,4 +44,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   }
   getService(strapi, 'scheduler').start();
   getService(strapi, 'webhooks').startDeliveryLoop();
+  getService(strapi, 'access-log').start();
 };

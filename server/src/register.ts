@@ -4,22 +4,49 @@ import { ConfigError } from './core/errors';
 import { createTrackChangesMiddleware } from './middlewares/track-changes';
 import { getService } from './utils/get-service';
 
+type ContentTypeSchema = {
+  kind?: string;
+  attributes: Record<string, unknown>;
+  pluginOptions?: { i18n?: { localized?: boolean } };
+};
+
 /**
- * Registers change tracking (a document-service middleware) and adds the editors' JSON attribute to every enabled content type (SPEC §7):
- * private (never in the public REST output), hidden from the generated
- * form, localized with the entry, so it follows draft → publish and i18n.
+ * Registers change tracking (a document-service middleware) and adds the
+ * editors' JSON attribute `sitemapAi` (SPEC §7): private (never in the public
+ * REST output), hidden from the generated form, localized with the entry, so
+ * it follows draft → publish and i18n.
+ *
+ * The attribute goes on every collection and single type of the app (`api::`),
+ * not only on the types enabled now: a site owner can enable a type later in
+ * Settings (stored in the database, read after register), and its entries must
+ * then be able to hold editors' values without a restart — the schema (and its
+ * column) can only change here. A type enabled in the file config outside
+ * `api::` gets it too. An app attribute of that name that is not JSON is left
+ * alone on a type that is not enabled, and stops start-up on one that is.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const config = getService(strapi, 'settings').config();
-  for (const [uid, typeConfig] of Object.entries(config.contentTypes)) {
-    if (!typeConfig.enabled) continue;
-    const contentType = strapi.contentTypes[uid as keyof typeof strapi.contentTypes] as
-      | { attributes: Record<string, unknown>; pluginOptions?: { i18n?: { localized?: boolean } } }
-      | undefined;
-    if (!contentType) throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
+  const enabledInFile = new Set(
+    Object.entries(getService(strapi, 'settings').fileConfig().contentTypes)
+      .filter(([, typeConfig]) => typeConfig.enabled)
+      .map(([uid]) => uid),
+  );
+  const contentTypes = strapi.contentTypes as unknown as Record<string, ContentTypeSchema | undefined>;
+  for (const uid of enabledInFile) {
+    if (!contentTypes[uid]) throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
+  }
+  const targets = Object.keys(contentTypes).filter((uid) => {
+    const kind = contentTypes[uid]?.kind;
+    return enabledInFile.has(uid) || (uid.startsWith('api::') && (kind === 'collectionType' || kind === 'singleType'));
+  });
+  for (const uid of targets) {
+    const contentType = contentTypes[uid]!;
     const existing = contentType.attributes[METADATA_ATTRIBUTE] as { type?: string } | undefined;
     if (existing && existing.type !== 'json') {
-      throw new ConfigError(`contentTypes["${uid}"]`, `attribute "${METADATA_ATTRIBUTE}" is reserved by sitemap-ai`);
+      if (enabledInFile.has(uid)) {
+        throw new ConfigError(`contentTypes["${uid}"]`, `attribute "${METADATA_ATTRIBUTE}" is reserved by sitemap-ai`);
+      }
+      strapi.log.warn(`[sitemap-ai] ${uid} has its own "${METADATA_ATTRIBUTE}" attribute: it cannot be enabled for the manifest`);
+      continue;
     }
     contentType.attributes[METADATA_ATTRIBUTE] = {
       type: 'json',

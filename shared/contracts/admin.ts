@@ -48,8 +48,9 @@ export interface EntryMetadata extends MetadataOverride {
 export type PolicySource = 'site' | 'type' | 'entry' | 'fragment';
 
 export interface FragmentPreview {
+  /** Item id; per-fragment overrides are stored under it in `sitemapAi.fragments`. */
   id: string;
-  /** Fragment key (the anchor), e.g. `why-classic-sitemaps-fail`. */
+  /** Fragment key (the anchor), e.g. `why-classic-sitemaps-fail`; `''` for the `article` item (the page itself). */
   key: string;
   type: 'article' | FragmentType;
   title: string;
@@ -62,6 +63,13 @@ export interface FragmentPreview {
   /** Effective licence and usage of this fragment with the draft's values. */
   license: string;
   usage: Usage;
+  /** Where each effective value comes from (site → type → entry → fragment). Added by the server engineer. */
+  sources?: { license: PolicySource; usage: Record<UsageKind, PolicySource> };
+  /**
+   * Not published with the draft's values: the fragment's override says `exclude`, or the entry is
+   * `sensitive`. Listed anyway so the editor can undo it. Added by the server engineer.
+   */
+  excluded?: boolean;
 }
 
 export interface EntryPanelData {
@@ -78,6 +86,27 @@ export interface EntryPanelData {
   removed: { id: string; title: string }[];
   /** Items that exist in the published manifest of this entry. */
   publishedVersion: string | null;
+  /** The draft's `sitemapAi.sensitive`: nothing of the entry is published. Added by the server engineer. */
+  sensitive?: boolean;
+  /**
+   * What the server could not use: stored `sitemapAi` values that do not validate (left out when
+   * publishing), or a path pattern the draft cannot fill (then `fragments` is empty). Added by the server engineer.
+   */
+  problems?: { key: string; message: string }[];
+}
+
+/* ------------------------------------------------------------------ */
+/* GET /sitemap-ai/content-types  (fields.edit)                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * A content type enabled for the manifest now (file config ⊕ Settings): where the
+ * edit-view panel shows. Answer: `{ data: EnabledContentType[] }`. Added by the server engineer.
+ */
+export interface EnabledContentType {
+  uid: string;
+  displayName: string;
+  localized: boolean;
 }
 
 /* ------------------------------------------------------------------ */
@@ -117,18 +146,43 @@ export interface SettingsData {
   licenses: { uri: string; label: string }[];
   /** When the stored values were last changed, and by whom (admin user id). */
   updatedAt: string | null;
+  /** Admin user id of the last change (null when never changed or unknown). Added by the server engineer. */
+  updatedBy?: number | null;
 }
 
-/** PUT body: the whole EditableSettings. Answer: SettingsData plus `appliesAt: 'next-rebuild'`. */
+/**
+ * PUT body: the whole EditableSettings. Answer: SettingsData plus `appliesAt: 'next-rebuild'`.
+ * A webhook secret sent as `'********'` (SECRET_MASK in shared/settings-schema.ts) keeps the stored secret of that URL.
+ */
 export type SettingsUpdate = EditableSettings;
+
+/** Answer of PUT /sitemap-ai/settings (`{ data: SettingsUpdateResult }`). Added by the server engineer. */
+export interface SettingsUpdateResult extends SettingsData {
+  appliesAt: 'next-rebuild';
+}
+
+/**
+ * One invalid field of a 400 answer (`error.details.errors`), Strapi's shape:
+ * `path` as segments (`['contentTypes', 'api::article.article', 'pathPattern']`),
+ * `message` naming the field (`contentTypes["api::article.article"].pathPattern: must start with "/"`).
+ * Added by the server engineer.
+ */
+export interface SettingsFieldError {
+  path: string[];
+  message: string;
+}
 
 /* ------------------------------------------------------------------ */
 /* POST /sitemap-ai/webhooks/test  (settings.update)                  */
 /* ------------------------------------------------------------------ */
 export interface WebhookTestRequest {
   url: string;
+  /** The secret to sign with; `'********'` means the stored secret of that URL. */
   secret: string;
 }
+
+/** Answer: `{ data: WebhookTestResult }` (the receiver's status, body head, duration, or why none came). */
+export type { WebhookTestResult } from './webhooks';
 
 /* ------------------------------------------------------------------ */
 /* GET /sitemap-ai/dashboard  (dashboard.read)                        */
@@ -173,6 +227,11 @@ export interface ReadinessCheck {
   /** At most 50 failing items. */
   failures: ReadinessFailure[];
   failureCount: number;
+  /**
+   * Problems not tied to one item (the `delta-and-paging` check: what the paging or the delta
+   * feed answered wrongly); absent or empty when there are none. Added by the observability engineer.
+   */
+  problems?: string[];
 }
 
 export interface IngestRow {
@@ -181,6 +240,11 @@ export interface IngestRow {
   type: string;
   requests: number;
   ok: number;
+  /**
+   * Requests of fragments/content where the agent held an older version than the current one
+   * (SPEC §9 drift: its If-None-Match named an older version or checksum). Added by the observability engineer.
+   */
+  drift?: number;
 }
 
 export interface DashboardData {
@@ -194,4 +258,8 @@ export interface DashboardData {
   dirtyEntries: number;
   /** AI-agent ingest over the access-log retention window. */
   ingest: IngestRow[];
+  /** Length of that window in days (the access-log retention). Added by the observability engineer. */
+  ingestWindowDays?: number;
+  /** When the readiness checklist was computed (it is reused for the same snapshot up to 10 minutes). Added by the observability engineer. */
+  readinessCheckedAt?: string;
 }

@@ -20,3 +20,18 @@ export async function roleToken(app: TestApp, roleCode: string, email: string): 
   if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.data.token as string;
 }
+
+/**
+ * Let a role's Content Manager permissions on `uid` cover these locales (what a
+ * site owner sets in Settings → Roles; Strapi's Editor and Author roles start
+ * without any locale, so they cannot save a localized entry).
+ */
+export async function grantLocales(app: TestApp, roleCode: string, uid: string, locales: string[]): Promise<void> {
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+  if (!role) throw new Error(`no admin role ${roleCode}`);
+  const query = app.strapi.db.query('admin::permission' as never);
+  const permissions = (await query.findMany({ where: { role: role.id, subject: uid } })) as { id: number; properties?: Record<string, unknown> }[];
+  for (const permission of permissions) {
+    await query.update({ where: { id: permission.id }, data: { properties: { ...(permission.properties ?? {}), locales } } });
+  }
+}

@@ -1,3 +1,5 @@
+import accessLogEntry from './access-log-entry/schema.json';
+import accessLogSalt from './access-log-salt/schema.json';
 import alias from './alias/schema.json';
 import changelogEntry from './changelog-entry/schema.json';
 import dirtyMark from './dirty-mark/schema.json';
@@ -63,6 +65,19 @@ export default {
     schema: {
       ...webhookDelivery,
       indexes: [{ name: 'sitemap_ai_webhooks_due_idx', columns: ['status', 'next_attempt_at'] }],
+    },
+  },
+  // SPEC §8, §9: the pseudonymised access log of the public routes, and the salt of its day.
+  'access-log-entry': {
+    schema: {
+      ...accessLogEntry,
+      indexes: [{ name: 'sitemap_ai_access_log_at_idx', columns: ['at'] }],
+    },
+  },
+  'access-log-salt': {
+    schema: {
+      ...accessLogSalt,
+      indexes: [{ name: 'sitemap_ai_access_log_salts_day_idx', columns: ['day'], type: 'unique' }],
     },
   },
 };

@@ -1,7 +1,13 @@
 import { createAdminController } from './admin';
+import { createDashboardController } from './dashboard';
+import { createEntriesController } from './entries';
 import { createManifestController } from './manifest';
+import { createSettingsController } from './settings';
 
 export default {
   manifest: createManifestController,
   admin: createAdminController,
+  dashboard: createDashboardController,
+  settings: createSettingsController,
+  entries: createEntriesController,
 };

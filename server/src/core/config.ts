@@ -188,6 +188,14 @@ export const pluginConfigSchema = z
       .default({ enabled: true, max: 600, windowSeconds: 60 }),
     webhooks: webhooksConfigSchema,
     indexNow: indexNowConfigSchema,
+    /** SPEC §8, §9: the pseudonymised access log of the public routes and how long it is kept. */
+    accessLog: z
+      .object({
+        enabled: z.boolean().default(true),
+        retentionDays: z.number().int().min(1).max(365).default(30),
+      })
+      .strict()
+      .default({ enabled: true, retentionDays: 30 }),
   })
   .strict();
 
@@ -197,6 +205,7 @@ export type ContentTypeConfig = z.output<typeof contentTypeConfigSchema>;
 export type WebhooksConfig = PluginConfig['webhooks'];
 export type WebhookSubscriberConfig = WebhooksConfig['subscribers'][number];
 export type IndexNowConfig = PluginConfig['indexNow'];
+export type AccessLogConfig = PluginConfig['accessLog'];
 
 function keyPath(path: readonly PropertyKey[]): string {
   return path

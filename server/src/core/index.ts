@@ -22,3 +22,7 @@ export * from './rate-limit';
 export * from './webhooks';
 export * from './tracking';
 export * from './actions';
+export * from './settings';
+export * from './agents';
+export * from './access-log';
+export * from './readiness';

@@ -1,11 +1,13 @@
 import type { Core } from '@strapi/strapi';
+import { errors } from '@strapi/utils';
 import type { Context, Next } from 'koa';
 import { SitemapAiError } from '../core/errors';
 
 /**
  * Route middleware of the public endpoints: the plugin's errors become
  * Strapi-shaped `{ error: { status, name, message } }` bodies with their
- * 4xx status; anything unexpected is logged and answered with a 500 that
+ * 4xx status; Strapi's own errors pass to Strapi's error handler (which
+ * keeps their `details`); anything unexpected is logged and answered with a 500 that
  * reveals nothing internal.
  */
 export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
@@ -19,6 +21,8 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
         ctx.body = { data: null, error: { status: error.status, name: error.name, message: error.message } };
         return;
       }
+      // Strapi's own errors (a ValidationError with field details, a NotFoundError, …): Strapi answers them in its shape.
+      if (error instanceof errors.ApplicationError || error instanceof errors.HttpError) throw error;
       strapi.log.error(`[sitemap-ai] ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? error.stack : String(error)}`);
       ctx.status = 500;
       ctx.body = { data: null, error: { status: 500, name: 'InternalServerError', message: 'Internal Server Error' } };

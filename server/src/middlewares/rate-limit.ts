@@ -9,17 +9,25 @@ import { getService } from '../utils/get-service';
  * Counts are per Strapi instance, kept in memory.
  */
 // Strapi makes one middleware instance per route: the counts are shared per app.
-const limiters = new WeakMap<Core.Strapi, RateLimiter>();
+const limiters = new WeakMap<Core.Strapi, { limiter: RateLimiter; key: string }>();
+
+/** Forget the counts (a change of the rate limit in Settings starts every client afresh). */
+export function resetRateLimiter(strapi: Core.Strapi): void {
+  limiters.delete(strapi);
+}
 
 export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) => {
   return async (ctx: Context, next: Next) => {
     const { rateLimit } = getService(strapi, 'settings').config();
     if (!rateLimit.enabled) return next();
-    let limiter = limiters.get(strapi);
-    if (!limiter) {
-      limiter = new RateLimiter(rateLimit.max, rateLimit.windowSeconds * 1000);
-      limiters.set(strapi, limiter);
+    // Limits changed (Settings saved on another instance): start afresh with the new ones.
+    const key = `${rateLimit.max}/${rateLimit.windowSeconds}`;
+    let entry = limiters.get(strapi);
+    if (!entry || entry.key !== key) {
+      entry = { limiter: new RateLimiter(rateLimit.max, rateLimit.windowSeconds * 1000), key };
+      limiters.set(strapi, entry);
     }
+    const { limiter } = entry;
     const decision = limiter.hit(ctx.ip || 'unknown', Date.now());
     ctx.set('RateLimit-Limit', String(rateLimit.max));
     ctx.set('RateLimit-Remaining', String(decision.remaining));

@@ -49,6 +49,12 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     async count(): Promise<number> {
       return Number(await query().count());
     },
+
+    /** When the oldest entry still waiting was marked (null when none is). */
+    async oldestMarkedAt(): Promise<string | null> {
+      const row = (await query().findOne({ orderBy: { marked_at: 'asc' }, select: ['marked_at'] })) as Row | null;
+      return row ? String(row.marked_at) : null;
+    },
   };
 };
 

@@ -40,6 +40,17 @@ export interface ServedRow {
   stabilityPin?: number;
 }
 
+/** What the access log and the readiness checklist need to know of an item. */
+export interface ItemDescription {
+  itemId: string;
+  type: string;
+  lang: string;
+  sourceUid: string;
+  sourceDocument: string;
+  checksum: string;
+  version: string;
+}
+
 export interface PageQuery {
   snapshot: number;
   after: string;
@@ -262,6 +273,33 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         select: ['checksum', 'content'],
       })) as Row | null;
       return row ? { checksum: String(row.checksum), content: String(row.content ?? '') } : null;
+    },
+
+    /**
+     * Type, version, checksum and source entry of items valid in snapshot S
+     * (the access log and the readiness checklist name them without reading their data).
+     */
+    async describe(snapshot: number, itemIds: readonly string[]): Promise<Map<string, ItemDescription>> {
+      const result = new Map<string, ItemDescription>();
+      const ids = [...new Set(itemIds)];
+      for (let i = 0; i < ids.length; i += WRITE_BATCH) {
+        const rows = (await query().findMany({
+          where: { ...validIn(snapshot), item_id: { $in: ids.slice(i, i + WRITE_BATCH) } },
+          select: ['item_id', 'item_type', 'lang', 'source_uid', 'source_document', 'checksum', 'content_version', 'meta_version'],
+        })) as Row[];
+        for (const row of rows) {
+          result.set(String(row.item_id), {
+            itemId: String(row.item_id),
+            type: String(row.item_type),
+            lang: String(row.lang),
+            sourceUid: String(row.source_uid),
+            sourceDocument: String(row.source_document),
+            checksum: String(row.checksum),
+            version: `v${Number(row.content_version)}.${Number(row.meta_version)}`,
+          });
+        }
+      }
+      return result;
     },
 
     async countIn(snapshot: number): Promise<number> {

@@ -69,7 +69,7 @@ export function populateFor(map: FieldMap): Record<string, unknown> {
   return populate;
 }
 
-/** Published content of the site: the only code that reads documents for the manifest. */
+/** Content of the site: the only code that reads documents for the manifest (published) and the editors' panel (drafts). */
 export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const publicDir = (): string => strapi.dirs?.static?.public ?? path.join(process.cwd(), 'public');
   const fileChecksums = new Map<string, string | undefined>();
@@ -205,6 +205,45 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         populate: populateFor(map),
       } as never)) as unknown as Doc | null;
       return doc ? toEntry(uid, typeKey, map, doc, lang) : null;
+    },
+
+    /**
+     * The saved draft of one document in one locale, or null — read only for
+     * the editors' panel (what publishing it would publish), never for the
+     * manifest.
+     */
+    async draftOne(
+      uid: string,
+      typeKey: string,
+      map: FieldMap,
+      documentId: string,
+      locale: string | undefined,
+      lang: string,
+    ): Promise<{ entry: EntrySource; problems: MetadataProblem[] } | null> {
+      const doc = (await strapi.documents(uid as never).findOne({
+        documentId,
+        status: 'draft',
+        ...(locale ? { locale } : {}),
+        populate: populateFor(map),
+      } as never)) as unknown as Doc | null;
+      return doc ? toEntry(uid, typeKey, map, doc, lang) : null;
+    },
+
+    /**
+     * The stored `sitemapAi` value of a document's draft (the current version
+     * for a type without draft & publish) in `locale` (the default locale when
+     * undefined); undefined when there is no such document or locale yet.
+     */
+    async storedMetadata(uid: string, documentId: string, locale: string | undefined): Promise<unknown> {
+      const schema = strapi.contentType(uid as never) as { options?: { draftAndPublish?: boolean } } | undefined;
+      const draftAndPublish = schema?.options?.draftAndPublish !== false;
+      const doc = (await strapi.documents(uid as never).findOne({
+        documentId,
+        ...(draftAndPublish ? { status: 'draft' } : {}),
+        ...(locale ? { locale } : {}),
+        fields: [METADATA_ATTRIBUTE],
+      } as never)) as unknown as Doc | null;
+      return doc ? (doc[METADATA_ATTRIBUTE] ?? null) : undefined;
     },
 
     /** Published entries of one type in one locale, in documentId order, a page at a time. */

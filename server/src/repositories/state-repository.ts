@@ -153,6 +153,12 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return Number(await states().count({ where: { pending: true } }));
     },
 
+    /** The earliest `modified_at` of the states changed since the last snapshot (null when none is pending). */
+    async oldestPendingModified(): Promise<string | null> {
+      const row = (await states().findOne({ where: { pending: true }, orderBy: { modified_at: 'asc' }, select: ['modified_at'] })) as Row | null;
+      return row ? String(row.modified_at) : null;
+    },
+
     /** Clear `pending` on states still at the revision the builder published. */
     async settle(published: readonly { itemId: string; revision: number }[]): Promise<void> {
       const byRevision = new Map<number, string[]>();

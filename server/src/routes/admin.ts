@@ -17,5 +17,11 @@ export default {
     guarded('POST', '/rebuild', 'admin.rebuild', ACTIONS.rebuild),
     guarded('GET', '/snapshots', 'admin.snapshots', ACTIONS.readDashboard),
     guarded('GET', '/webhooks/deliveries', 'admin.deliveries', ACTIONS.readDashboard),
+    guarded('GET', '/dashboard', 'dashboard.show', ACTIONS.readDashboard),
+    guarded('GET', '/settings', 'settings.find', ACTIONS.readSettings),
+    guarded('PUT', '/settings', 'settings.update', ACTIONS.updateSettings),
+    guarded('POST', '/webhooks/test', 'settings.testWebhook', ACTIONS.updateSettings),
+    guarded('GET', '/content-types', 'entries.types', ACTIONS.editFields),
+    guarded('GET', '/entries/:uid/:documentId', 'entries.panel', ACTIONS.editFields),
   ],
 };

@@ -1,25 +1,32 @@
+import type { RouteKind } from '../core/access-log';
+
 /**
  * Public, read-only routes (SPEC §6), served under /api/sitemap-ai. They are
  * public by their own route config (`auth: false`); the plugin does not touch
- * the users-permissions roles.
+ * the users-permissions roles. The access log (SPEC §8, §9) is outermost, so
+ * it records the final status of every answer, errors and 429s included.
  */
-const publicRoute = (path: string, handler: string) => ({
+const publicRoute = (path: string, handler: string, kind: RouteKind) => ({
   method: 'GET' as const,
   path,
   handler,
-  config: { auth: false as const, policies: [], middlewares: ['plugin::sitemap-ai.errors', 'plugin::sitemap-ai.rate-limit'] },
+  config: {
+    auth: false as const,
+    policies: [],
+    middlewares: [{ name: 'plugin::sitemap-ai.access-log', config: { kind } }, 'plugin::sitemap-ai.errors', 'plugin::sitemap-ai.rate-limit'],
+  },
 });
 
 export default {
   type: 'content-api' as const,
   routes: [
-    publicRoute('/manifest', 'manifest.json'),
-    publicRoute('/manifest.json', 'manifest.json'),
-    publicRoute('/manifest.xml', 'manifest.xml'),
-    publicRoute('/delta', 'manifest.delta'),
-    publicRoute('/fragments/:id', 'manifest.fragment'),
-    publicRoute('/fragments/:id/changelog', 'manifest.changelog'),
-    publicRoute('/fragments/:id/content', 'manifest.content'),
-    publicRoute('/schema.json', 'manifest.schema'),
+    publicRoute('/manifest', 'manifest.json', 'manifest'),
+    publicRoute('/manifest.json', 'manifest.json', 'manifest'),
+    publicRoute('/manifest.xml', 'manifest.xml', 'manifest'),
+    publicRoute('/delta', 'manifest.delta', 'delta'),
+    publicRoute('/fragments/:id', 'manifest.fragment', 'fragment'),
+    publicRoute('/fragments/:id/changelog', 'manifest.changelog', 'changelog'),
+    publicRoute('/fragments/:id/content', 'manifest.content', 'content'),
+    publicRoute('/schema.json', 'manifest.schema', 'schema'),
   ],
 };

@@ -1,5 +1,9 @@
+import { createAccessLogService } from './access-log';
+import { createDashboardService } from './dashboard';
+import { createEntryPanelService } from './entry-panel';
 import { createEventsService } from './events';
 import { createManifestService } from './manifest';
+import { createReadinessService } from './readiness';
 import { createScheduler } from './scheduler';
 import { createSettingsService } from './settings';
 import { createSnapshotBuilder } from './snapshot-builder';
@@ -14,4 +18,8 @@ export default {
   events: createEventsService,
   scheduler: createScheduler,
   webhooks: createWebhookService,
+  'access-log': createAccessLogService,
+  readiness: createReadinessService,
+  dashboard: createDashboardService,
+  'entry-panel': createEntryPanelService,
 };

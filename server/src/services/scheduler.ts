@@ -11,7 +11,7 @@ export const createScheduler = ({ strapi }: { strapi: Core.Strapi }) => {
   let task: ScheduledTask | null = null;
   let ticks = 0;
 
-  return {
+  const scheduler = {
     start(): void {
       const { schedule } = getService(strapi, 'settings').config();
       if (!schedule.enabled || task) return;
@@ -36,6 +36,16 @@ export const createScheduler = ({ strapi }: { strapi: Core.Strapi }) => {
       await stopping.destroy();
     },
 
+    /** Stop, then start with the current schedule (a change in Settings). */
+    async restart(): Promise<void> {
+      await scheduler.stop();
+      scheduler.start();
+    },
+
+    /** Whether the task is scheduled now. */
+    isRunning: () => task !== null,
+
     ticks: () => ticks,
   };
+  return scheduler;
 };

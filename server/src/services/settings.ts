@@ -1,10 +1,16 @@
 import { createHmac } from 'node:crypto';
+import { validate as isCronExpression } from 'node-cron';
 import type { Core } from '@strapi/strapi';
 import { parsePluginConfig, type PluginConfig } from '../core/config';
 import { FRAGMENT_TYPES, PLUGIN_ID } from '../core/constants';
 import { ConfigError } from '../core/errors';
 import { resolveFieldMap, type Attributes, type FieldMap } from '../core/field-map';
 import type { SiteContext, TypePolicy } from '../core/items';
+import { editableFromConfig, effectiveConfig, maskSecrets, unmaskSecrets } from '../core/settings';
+import { settingsFieldError, validateSettings } from '../../../shared/settings-schema';
+import type { EditableSettings, EnabledContentType, SettingsData, SettingsFieldError } from '../../../shared/contracts/admin';
+import { resetRateLimiter } from '../middlewares/rate-limit';
+import { getService } from '../utils/get-service';
 
 /** An enabled content type, with what the manifest reads from it. */
 export interface EnabledType {
@@ -13,17 +19,171 @@ export interface EnabledType {
   policy: TypePolicy;
 }
 
+/** The Settings as stored in the plugin store (key `settings`). */
+interface StoredSettings {
+  settings: EditableSettings;
+  updatedAt: string;
+  updatedBy: number | null;
+}
+
+const STORE_KEY = 'settings';
+
+type ContentTypeSchemas = Record<
+  string,
+  {
+    kind?: string;
+    attributes: Attributes;
+    info: { singularName: string; displayName?: string };
+    pluginOptions?: { i18n?: { localized?: boolean } };
+  }
+>;
+
+/** Settings that do not validate: the 400 of PUT /sitemap-ai/settings lists them all. */
+export class SettingsValidationError extends Error {
+  constructor(readonly errors: SettingsFieldError[]) {
+    super(`Invalid settings: ${errors.map((e) => e.message).join('; ')}`);
+    this.name = 'SettingsValidationError';
+  }
+}
+
 /**
- * The site owner's settings: the file config (validated at start-up, SPEC §8),
- * and what follows from it.
+ * The site owner's settings: the file config (validated at start-up, SPEC §8)
+ * with the values saved in Settings (SPEC §7, in the plugin store) on top,
+ * and what follows from them. `config()` is what every consumer reads.
  */
 export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
   let cached: PluginConfig | undefined;
+  let fileCached: PluginConfig | undefined;
+  let stored: StoredSettings | null = null;
+
+  const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
+  const schemas = () => strapi.contentTypes as unknown as ContentTypeSchemas;
+
+  /** Field maps of the enabled types of `config`; a bad one throws ConfigError naming it. */
+  function resolveTypes(config: PluginConfig): EnabledType[] {
+    const components = strapi.components as unknown as Record<string, { attributes: Attributes }>;
+    const contentTypes = schemas();
+    const result: EnabledType[] = [];
+    for (const [uid, typeConfig] of Object.entries(config.contentTypes)) {
+      if (!typeConfig.enabled) continue;
+      const schema = contentTypes[uid];
+      if (!schema) throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
+      const map = resolveFieldMap(uid, schema.attributes, components, contentTypes, typeConfig);
+      result.push({
+        uid,
+        map,
+        policy: {
+          uid,
+          typeKey: typeConfig.idPrefix ?? schema.info.singularName,
+          pathPattern: typeConfig.pathPattern,
+          chunk: typeConfig.chunk ?? config.defaults.embedding.chunk,
+          maxTokens: typeConfig.maxTokens ?? config.defaults.embedding.maxTokens,
+          stopSequences: typeConfig.stopSequences,
+          license: typeConfig.license,
+          usage: typeConfig.usage,
+          granularity: new Set(typeConfig.granularity ?? FRAGMENT_TYPES),
+          schema: typeConfig.schema,
+          faqHeadings: typeConfig.faqHeadings?.map((h) => h.toLowerCase()),
+        },
+      });
+    }
+    return result;
+  }
+
+  /** Content types of the app a site owner may index: its own collection and single types. */
+  function availableTypes(): SettingsData['availableTypes'] {
+    return Object.entries(schemas())
+      .filter(([uid, schema]) => uid.startsWith('api::') && (schema.kind === 'collectionType' || schema.kind === 'singleType'))
+      .map(([uid, schema]) => ({
+        uid,
+        displayName: schema.info.displayName ?? schema.info.singularName,
+        localized: schema.pluginOptions?.i18n?.localized === true,
+      }))
+      .sort((a, b) => a.displayName.localeCompare(b.displayName) || a.uid.localeCompare(b.uid));
+  }
+
+  /**
+   * The effective config for `settings`, with everything only the server can
+   * check: the cron expression parses, each content type exists, and each
+   * enabled type's fields can be indexed.
+   */
+  function check(settings: EditableSettings): { ok: true; config: PluginConfig } | { ok: false; errors: SettingsFieldError[] } {
+    const errors: SettingsFieldError[] = [];
+    if (!isCronExpression(settings.schedule.cron)) {
+      errors.push(settingsFieldError(['schedule', 'cron'], 'is not a cron expression node-cron accepts'));
+    }
+    const known = new Set([...availableTypes().map((t) => t.uid), ...Object.keys(service.fileConfig().contentTypes)]);
+    for (const uid of Object.keys(settings.contentTypes)) {
+      if (!known.has(uid)) errors.push(settingsFieldError(['contentTypes', uid], 'is not a content type this site can index (one of the app’s own collection or single types)'));
+    }
+    if (errors.length > 0) return { ok: false, errors };
+    const effective = effectiveConfig(service.fileConfig(), settings);
+    if (!effective.ok) return effective;
+    for (const [uid, type] of Object.entries(effective.config.contentTypes)) {
+      if (!type.enabled) continue;
+      try {
+        resolveTypes({ ...effective.config, contentTypes: { [uid]: type } });
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        // `contentTypes["api::x.x"].titleField`: a field of the file config or of the schema, reported at the type.
+        const field = /^contentTypes\["[^"]+"\]\.([A-Za-z]+)/.exec(error.key)?.[1];
+        const reason = error.message.replace(/^sitemap-ai config "[^"]*": /, '');
+        if (field === 'pathPattern') errors.push(settingsFieldError(['contentTypes', uid, 'pathPattern'], reason));
+        else errors.push(settingsFieldError(['contentTypes', uid], field ? `${field}: ${reason}` : reason));
+      }
+    }
+    return errors.length > 0 ? { ok: false, errors } : effective;
+  }
 
   const service = {
+    /** The effective config: the file config with the stored Settings on top. */
     config(): PluginConfig {
-      if (!cached) cached = parsePluginConfig(strapi.config.get(`plugin::${PLUGIN_ID}`));
+      if (!cached) {
+        cached = service.fileConfig();
+        if (stored) {
+          const effective = effectiveConfig(cached, stored.settings);
+          if (effective.ok) cached = effective.config;
+          else strapi.log.error(`[sitemap-ai] stored settings ignored, the file config applies: ${effective.errors.map((e) => e.message).join('; ')}`);
+        }
+      }
       return cached;
+    },
+
+    /** The file config alone (`config/plugins` → `sitemap-ai.config`). */
+    fileConfig(): PluginConfig {
+      if (!fileCached) fileCached = parsePluginConfig(strapi.config.get(`plugin::${PLUGIN_ID}`));
+      return fileCached;
+    },
+
+    /**
+     * Read the stored Settings (bootstrap, and before each rebuild so that
+     * every instance follows a change made on another). Stored values that no
+     * longer fit the app (a content type removed, a field renamed) are
+     * ignored with an error in the log: the file config applies.
+     * Returns true when the stored Settings changed.
+     */
+    async load(): Promise<boolean> {
+      const raw = (await store().get({ key: STORE_KEY })) as Partial<StoredSettings> | null;
+      const previous = stored;
+      stored = null;
+      if (raw && typeof raw === 'object' && raw.settings) {
+        const parsed = validateSettings(raw.settings);
+        const checked = parsed.ok ? check(parsed.value) : parsed;
+        if (parsed.ok && checked.ok) {
+          stored = { settings: parsed.value, updatedAt: String(raw.updatedAt ?? ''), updatedBy: raw.updatedBy ?? null };
+        } else if (!checked.ok) {
+          strapi.log.error(`[sitemap-ai] stored settings ignored, the file config applies: ${checked.errors.map((e) => e.message).join('; ')}`);
+        }
+      }
+      const changed = (previous?.updatedAt ?? null) !== (stored?.updatedAt ?? null);
+      if (changed) cached = undefined;
+      return changed;
+    },
+
+    /** Load the stored Settings and, when another instance changed them, apply them here too. */
+    async refresh(): Promise<void> {
+      const before = service.config();
+      if (await service.load()) await service.applied(before);
     },
 
     /**
@@ -34,41 +194,76 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       return new Set(Object.keys(service.config().contentTypes));
     },
 
-    /** Drop the parsed config (tests and a settings change reload it). */
+    /** Drop the parsed config and the loaded Settings (destroy; a reboot loads them again). */
     reset(): void {
       cached = undefined;
+      fileCached = undefined;
+      stored = null;
     },
 
     /** Enabled content types, checked against the schemas; a bad entry throws ConfigError naming it. */
     enabledTypes(): EnabledType[] {
+      return resolveTypes(service.config());
+    },
+
+    availableTypes,
+
+    /** Content types enabled now, as the editors' panel needs them. */
+    enabledContentTypes(): EnabledContentType[] {
+      const contentTypes = schemas();
+      return service.enabledTypes().map(({ uid }) => ({
+        uid,
+        displayName: contentTypes[uid]?.info.displayName ?? contentTypes[uid]?.info.singularName ?? uid,
+        localized: contentTypes[uid]?.pluginOptions?.i18n?.localized === true,
+      }));
+    },
+
+    /** What GET /sitemap-ai/settings answers: the effective values, secrets masked. */
+    data(): SettingsData {
       const config = service.config();
-      const components = strapi.components as unknown as Record<string, { attributes: Attributes }>;
-      const contentTypes = strapi.contentTypes as unknown as Record<string, { attributes: Attributes; info: { singularName: string } }>;
-      const result: EnabledType[] = [];
-      for (const [uid, typeConfig] of Object.entries(config.contentTypes)) {
-        if (!typeConfig.enabled) continue;
-        const schema = contentTypes[uid];
-        if (!schema) throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
-        const map = resolveFieldMap(uid, schema.attributes, components, contentTypes, typeConfig);
-        result.push({
-          uid,
-          map,
-          policy: {
-            uid,
-            typeKey: typeConfig.idPrefix ?? schema.info.singularName,
-            pathPattern: typeConfig.pathPattern,
-            chunk: typeConfig.chunk ?? config.defaults.embedding.chunk,
-            maxTokens: typeConfig.maxTokens ?? config.defaults.embedding.maxTokens,
-            stopSequences: typeConfig.stopSequences,
-            license: typeConfig.license,
-            usage: typeConfig.usage,
-            granularity: new Set(typeConfig.granularity ?? FRAGMENT_TYPES),
-            schema: typeConfig.schema,
-            faqHeadings: typeConfig.faqHeadings?.map((h) => h.toLowerCase()),
-          },
-        });
-      }
-      return result;
+      return {
+        settings: maskSecrets(editableFromConfig(config)),
+        availableTypes: availableTypes(),
+        licenses: config.licenses.map((l) => ({ uri: l.uri, label: l.label })),
+        updatedAt: stored?.updatedAt ?? null,
+        updatedBy: stored?.updatedBy ?? null,
+      };
+    },
+
+    /** The webhook secret the effective config has for `url`, if any. */
+    secretFor(url: string): string | undefined {
+      return service.config().webhooks.subscribers.find((s) => s.url === url)?.secret;
+    },
+
+    /**
+     * Validate and store the whole Settings (PUT): every bad field is
+     * reported (SettingsValidationError) and nothing is stored. Then the
+     * effective config is reloaded, the schedule restarted if it changed and
+     * the rate limiter reset; the next rebuild re-compares every entry when
+     * what shapes the items changed (the builder's settings fingerprint).
+     */
+    async update(raw: unknown, userId: number | null): Promise<SettingsData> {
+      const parsed = validateSettings(raw);
+      if (!parsed.ok) throw new SettingsValidationError(parsed.errors);
+      const unmasked = unmaskSecrets(parsed.value, service.config().webhooks.subscribers);
+      if (!unmasked.ok) throw new SettingsValidationError(unmasked.errors);
+      const checked = check(unmasked.settings);
+      if (!checked.ok) throw new SettingsValidationError(checked.errors);
+
+      const before = service.config();
+      const next: StoredSettings = { settings: unmasked.settings, updatedAt: new Date().toISOString(), updatedBy: userId };
+      await store().set({ key: STORE_KEY, value: next });
+      stored = next;
+      cached = checked.config;
+      await service.applied(before);
+      return service.data();
+    },
+
+    /** React to a change of the effective config: restart the schedule if it changed, reset the rate limiter. */
+    async applied(before: PluginConfig): Promise<void> {
+      const after = service.config();
+      if (JSON.stringify(before.schedule) !== JSON.stringify(after.schedule)) await getService(strapi, 'scheduler').restart();
+      resetRateLimiter(strapi);
     },
 
     site(defaultLocale: string): SiteContext {

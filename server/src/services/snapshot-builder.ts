@@ -93,6 +93,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
 
   async function build(options: RebuildOptions): Promise<RebuildResult> {
     const started = Date.now();
+    // Settings saved on another instance apply here from this build on.
+    await getService(strapi, 'settings').refresh();
     const failures: RebuildResult['failures'] = [];
     const previous = await snapshots.latest();
     const print = fingerprint();

@@ -1,0 +1,131 @@
+import { pluginConfigSchema, type PluginConfig } from './config';
+import { DEFAULT_USAGE, FRAGMENT_TYPES, WEBHOOK_EVENTS } from './constants';
+import { SECRET_MASK, settingsFieldError, settingsIssues } from '../../../shared/settings-schema';
+import type { ContentTypeSettings, EditableSettings, SettingsFieldError } from '../../../shared/contracts/admin';
+
+/**
+ * The site owner's Settings (SPEC §7) and the file config: the stored values
+ * go on top of the file config, key by key, and the result is validated by
+ * the same schema as the file config, so every consumer reads the effective
+ * values from one place. Pure.
+ */
+
+/** What Settings shows: the editable part of a config, with its defaults spelled out. */
+export function editableFromConfig(config: PluginConfig): EditableSettings {
+  const { chunk, maxTokens } = config.defaults.embedding;
+  const contentTypes: Record<string, ContentTypeSettings> = {};
+  for (const [uid, type] of Object.entries(config.contentTypes)) {
+    contentTypes[uid] = {
+      enabled: type.enabled,
+      pathPattern: type.pathPattern,
+      granularity: [...(type.granularity ?? FRAGMENT_TYPES)],
+      chunk: type.chunk ?? chunk,
+      maxTokens: type.maxTokens ?? maxTokens,
+      ...(type.license ? { license: type.license } : {}),
+      ...(type.usage && Object.keys(type.usage).length > 0 ? { usage: { ...type.usage } } : {}),
+    };
+  }
+  return {
+    siteUrl: config.siteUrl,
+    defaults: {
+      license: config.defaults.license,
+      usage: { ...DEFAULT_USAGE, ...config.defaults.usage },
+      embedding: { chunk, maxTokens },
+    },
+    contentTypes,
+    schedule: { enabled: config.schedule.enabled, cron: config.schedule.cron },
+    webhooks: { subscribers: config.webhooks.subscribers.map((s) => ({ url: s.url, secret: s.secret })) },
+    rateLimit: { ...config.rateLimit },
+    accessLogRetentionDays: config.accessLog.retentionDays,
+  };
+}
+
+/**
+ * The file config with the stored Settings on top (not yet validated). A
+ * content type the Settings do not mention keeps its file config; one they
+ * mention keeps the file's field mapping (slugField, bodyFields, schema, …)
+ * and takes the Settings' values, an unset licence or usage included.
+ */
+export function applyEditableSettings(config: PluginConfig, settings: EditableSettings): Record<string, unknown> {
+  const contentTypes: Record<string, unknown> = { ...config.contentTypes };
+  for (const [uid, type] of Object.entries(settings.contentTypes)) {
+    const { license: _license, usage: _usage, ...mapping } = config.contentTypes[uid] ?? {};
+    contentTypes[uid] = {
+      ...mapping,
+      enabled: type.enabled,
+      pathPattern: type.pathPattern,
+      granularity: [...type.granularity],
+      chunk: type.chunk,
+      maxTokens: type.maxTokens,
+      ...(type.license ? { license: type.license } : {}),
+      ...(type.usage && Object.keys(type.usage).length > 0 ? { usage: { ...type.usage } } : {}),
+    };
+  }
+  return {
+    ...config,
+    siteUrl: settings.siteUrl,
+    defaults: {
+      ...config.defaults,
+      license: settings.defaults.license,
+      usage: { ...settings.defaults.usage },
+      embedding: { ...config.defaults.embedding, ...settings.defaults.embedding },
+    },
+    contentTypes,
+    schedule: { ...settings.schedule },
+    webhooks: {
+      ...config.webhooks,
+      subscribers: settings.webhooks.subscribers.map((s) => ({
+        url: s.url,
+        secret: s.secret,
+        events: config.webhooks.subscribers.find((f) => f.url === s.url)?.events ?? [...WEBHOOK_EVENTS],
+      })),
+    },
+    rateLimit: { ...settings.rateLimit },
+    accessLog: { ...config.accessLog, retentionDays: settings.accessLogRetentionDays },
+  };
+}
+
+/** Config paths whose Settings field has another name. */
+function settingsPath(path: readonly (string | number)[]): (string | number)[] {
+  if (path[0] === 'accessLog' && path[1] === 'retentionDays') return ['accessLogRetentionDays', ...path.slice(2)];
+  return [...path];
+}
+
+/** The effective config, validated like the file config; a problem is reported at its Settings field. */
+export function effectiveConfig(
+  config: PluginConfig,
+  settings: EditableSettings,
+): { ok: true; config: PluginConfig } | { ok: false; errors: SettingsFieldError[] } {
+  const result = pluginConfigSchema.safeParse(applyEditableSettings(config, settings));
+  if (result.success) return { ok: true, config: result.data };
+  return { ok: false, errors: settingsIssues(result.error.issues, settingsPath) };
+}
+
+/** Settings as the admin may see them: every set webhook secret replaced by SECRET_MASK. */
+export function maskSecrets(settings: EditableSettings): EditableSettings {
+  return {
+    ...settings,
+    webhooks: { subscribers: settings.webhooks.subscribers.map((s) => ({ url: s.url, secret: s.secret ? SECRET_MASK : '' })) },
+  };
+}
+
+/**
+ * Settings from the admin with each masked secret replaced by the stored
+ * secret of the same URL; a masked secret of a URL that has none is an error.
+ */
+export function unmaskSecrets(
+  settings: EditableSettings,
+  stored: readonly { url: string; secret: string }[],
+): { ok: true; settings: EditableSettings } | { ok: false; errors: SettingsFieldError[] } {
+  const errors: SettingsFieldError[] = [];
+  const subscribers = settings.webhooks.subscribers.map((s, index) => {
+    if (s.secret !== SECRET_MASK) return { ...s };
+    const secret = stored.find((known) => known.url === s.url)?.secret;
+    if (!secret) {
+      errors.push(settingsFieldError(['webhooks', 'subscribers', String(index), 'secret'], 'no secret is stored for this URL yet: enter one'));
+      return { ...s };
+    }
+    return { url: s.url, secret };
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings: { ...settings, webhooks: { subscribers } } };
+}

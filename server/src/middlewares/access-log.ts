@@ -1,0 +1,49 @@
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { ITEM_ROUTE_KINDS, ROUTE_KINDS, itemIdFromContentLocation, loggableItemId, parseClientValidators, type RouteKind } from '../core/access-log';
+import { classifyUserAgent } from '../core/agents';
+import { getService } from '../utils/get-service';
+
+/**
+ * Route middleware of the public endpoints (SPEC §8, §9): after the answer is
+ * made, queues one access-log entry — agent family, route, item, status,
+ * the client's address (pseudonymised before it is stored). It is the
+ * outermost middleware of each public route, so it sees the final status of
+ * errors and 429s too. It never delays or fails the response.
+ *
+ * Route config: `{ name: 'plugin::sitemap-ai.access-log', config: { kind: 'manifest' } }`.
+ */
+export default (config: { kind?: string } | undefined, { strapi }: { strapi: Core.Strapi }) => {
+  const kind = config?.kind as RouteKind | undefined;
+  if (!kind || !(ROUTE_KINDS as readonly string[]).includes(kind)) {
+    throw new Error(`plugin::sitemap-ai.access-log needs config.kind, one of ${ROUTE_KINDS.join(', ')}`);
+  }
+
+  function record(ctx: Context, status: number): void {
+    try {
+      const itemRoute = ITEM_ROUTE_KINDS.has(kind!);
+      const requested = itemRoute ? loggableItemId(ctx.params?.id) : null;
+      getService(strapi, 'access-log').record({
+        at: new Date().toISOString(),
+        agent: classifyUserAgent(ctx.get('User-Agent')),
+        route: kind!,
+        itemId: itemRoute ? (itemIdFromContentLocation(ctx.response.get('Content-Location')) ?? requested) : null,
+        status,
+        ip: ctx.ip || ctx.request.ip || 'unknown',
+        validators: itemRoute ? parseClientValidators(ctx.get('If-None-Match')) : { versions: [], checksums: [] },
+      });
+    } catch (error) {
+      strapi.log.error(`[sitemap-ai] access log: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      record(ctx, typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : 500);
+      throw error;
+    }
+    record(ctx, ctx.status);
+  };
+};

@@ -1,0 +1,205 @@
+import type { Core } from '@strapi/strapi';
+import {
+  ACCESS_LOG_RETENTION_DEFAULT_DAYS,
+  ITEM_ROUTE_KINDS,
+  detectDrift,
+  ingestType,
+  pseudonymiseClient,
+  utcDay,
+  type ClientValidators,
+  type RouteKind,
+} from '../core/access-log';
+import type { AgentFamily } from '../core/agents';
+import { createAccessLogRepository, type AccessLogRecord, type IngestCount } from '../repositories/access-log-repository';
+import { createItemRepository } from '../repositories/item-repository';
+import { createSnapshotRepository } from '../repositories/snapshot-repository';
+import { getService } from '../utils/get-service';
+
+/** One request as the middleware saw it; the raw address lives only here, in memory, until the next write. */
+export interface AccessLogHit {
+  at: string;
+  agent: AgentFamily;
+  route: RouteKind;
+  /** The item served (its current id when an alias was asked for), for item routes. */
+  itemId: string | null;
+  status: number;
+  ip: string;
+  validators: ClientValidators;
+}
+
+/** Entries waiting to be written beyond this are dropped (and counted): a flood must not grow memory. */
+const BUFFER_MAX = 10_000;
+/** Entries written per insert. */
+const WRITE_CHUNK = 500;
+/** Expired entries are deleted at most this often per instance. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * The access log of the public routes (SPEC §8, §9). `record` only queues
+ * (the request never waits for the database); a background write starts at
+ * once and takes everything queued meanwhile, so writes batch themselves
+ * under load. Errors are logged, never thrown to a request. Entries older
+ * than `accessLog.retentionDays` are deleted hourly (`start`/`stop` run that
+ * timer; the writes also prune when an hour has passed).
+ */
+export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
+  const repository = createAccessLogRepository({ strapi });
+  const items = createItemRepository({ strapi });
+  const snapshots = createSnapshotRepository({ strapi });
+
+  let queue: AccessLogHit[] = [];
+  let writing: Promise<void> | null = null;
+  let dropped = 0;
+  let salt: { day: string; value: string } | null = null;
+  let lastPrune = 0;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let pruning: Promise<number> | null = null;
+
+  /** `accessLog` of the effective config (file config with the Settings' retention on top). */
+  function settings(): { enabled: boolean; retentionDays: number } {
+    const { accessLog } = getService(strapi, 'settings').config();
+    return { enabled: accessLog.enabled, retentionDays: accessLog.retentionDays ?? ACCESS_LOG_RETENTION_DEFAULT_DAYS };
+  }
+
+  async function saltOf(day: string): Promise<string> {
+    if (salt?.day === day) return salt.value;
+    const value = await repository.saltFor(day);
+    // Only today's salt is kept in memory; a late entry of yesterday reads yesterday's from the database.
+    if (!salt || day >= salt.day) salt = { day, value };
+    return value;
+  }
+
+  async function toRecords(hits: readonly AccessLogHit[]): Promise<AccessLogRecord[]> {
+    const ids = hits.filter((h) => h.itemId && ITEM_ROUTE_KINDS.has(h.route)).map((h) => h.itemId!);
+    const latest = ids.length > 0 ? await snapshots.latest() : null;
+    const described = latest ? await items.describe(latest.seq, ids) : new Map();
+    const records: AccessLogRecord[] = [];
+    for (const hit of hits) {
+      const item = hit.itemId ? described.get(hit.itemId) : undefined;
+      const { drift, clientVersion } = detectDrift({
+        kind: hit.route,
+        status: hit.status,
+        validators: hit.validators,
+        served: item ? { version: item.version, checksum: item.checksum } : null,
+      });
+      records.push({
+        at: hit.at,
+        agent: hit.agent,
+        route: hit.route,
+        ingestType: ingestType(hit.route, item?.type),
+        itemId: hit.itemId,
+        itemType: item?.type ?? null,
+        servedVersion: item?.version ?? null,
+        clientVersion,
+        drift,
+        status: hit.status,
+        client: pseudonymiseClient(hit.ip, await saltOf(utcDay(hit.at))),
+      });
+    }
+    return records;
+  }
+
+  async function drain(): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, WRITE_CHUNK);
+      queue = queue.slice(batch.length);
+      try {
+        await repository.insert(await toRecords(batch));
+      } catch (error) {
+        strapi.log.error(`[sitemap-ai] access log: ${batch.length} entries not written: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (dropped > 0) {
+      strapi.log.warn(`[sitemap-ai] access log: ${dropped} entries dropped (more than ${BUFFER_MAX} waiting to be written)`);
+      dropped = 0;
+    }
+    if (Date.now() - lastPrune >= PRUNE_INTERVAL_MS) await backgroundPrune();
+  }
+
+  /** One prune at a time; errors are logged. */
+  function backgroundPrune(): Promise<number> {
+    if (!pruning) {
+      pruning = service
+        .prune()
+        .catch(logPruneError)
+        .finally(() => {
+          pruning = null;
+        });
+    }
+    return pruning;
+  }
+
+  function logPruneError(error: unknown): number {
+    strapi.log.error(`[sitemap-ai] access log: pruning failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 0;
+  }
+
+  function kick(): void {
+    if (writing) return;
+    writing = drain().finally(() => {
+      writing = null;
+      if (queue.length > 0) kick();
+    });
+  }
+
+  const service = {
+    /** Queue one request (returns at once; nothing here can fail a response). */
+    record(hit: AccessLogHit): void {
+      if (!settings().enabled) return;
+      if (queue.length >= BUFFER_MAX) {
+        dropped += 1;
+        return;
+      }
+      queue.push(hit);
+      kick();
+    },
+
+    /** Wait until everything queued so far is written (tests, shutdown). */
+    async flush(): Promise<void> {
+      while (writing || queue.length > 0) {
+        kick();
+        await writing;
+      }
+    },
+
+    /** Delete entries older than the retention, and the salts of past days; returns how many entries went. */
+    async prune(now: Date = new Date()): Promise<number> {
+      lastPrune = Date.now();
+      const cutoff = new Date(now.getTime() - settings().retentionDays * 86_400_000).toISOString();
+      const deleted = await repository.prune(cutoff);
+      await repository.dropSaltsBefore(utcDay(now));
+      if (salt && salt.day < utcDay(now)) salt = null;
+      return deleted;
+    },
+
+    /** Requests per agent family and type over the retention window. */
+    async ingest(now: Date = new Date()): Promise<{ windowDays: number; rows: IngestCount[] }> {
+      const windowDays = settings().retentionDays;
+      const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString();
+      return { windowDays, rows: await repository.ingest(since) };
+    },
+
+    /** Stored entries, oldest first (bounded). */
+    list: (limit = 1000) => repository.list(limit),
+
+    /** Start the hourly retention prune (call in bootstrap). */
+    start(): void {
+      if (timer) return;
+      timer = setInterval(() => void backgroundPrune(), PRUNE_INTERVAL_MS);
+      timer.unref();
+      void backgroundPrune();
+    },
+
+    /** Stop the prune timer and write what is still queued (call and await in destroy). */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await service.flush();
+      if (pruning) await pruning;
+      salt = null;
+    },
+  };
+  return service;
+};
+
+export type AccessLogService = ReturnType<typeof createAccessLogService>;

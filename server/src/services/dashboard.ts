@@ -1,0 +1,56 @@
+import type { Core } from '@strapi/strapi';
+import { indexFreshnessHours } from '../core/readiness';
+import { createDirtyRepository } from '../repositories/dirty-repository';
+import type { SnapshotRecord } from '../repositories/snapshot-repository';
+import { createStateRepository } from '../repositories/state-repository';
+import { getService } from '../utils/get-service';
+import type { DashboardData, SnapshotSummary } from '../../../shared/contracts/admin';
+
+/** Snapshots the dashboard lists. */
+const DASHBOARD_SNAPSHOTS = 20;
+
+export function snapshotSummary(snapshot: SnapshotRecord): SnapshotSummary {
+  return {
+    id: String(snapshot.seq),
+    created_at: snapshot.builtAt,
+    item_count: snapshot.itemCount,
+    counts: snapshot.counts,
+    changes: snapshot.changes,
+    trigger: snapshot.trigger,
+    duration_ms: snapshot.durationMs,
+  };
+}
+
+/** What the plugin's dashboard shows (SPEC §7, §9): GET /sitemap-ai/dashboard. */
+export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
+  const states = createStateRepository({ strapi });
+  const dirty = createDirtyRepository({ strapi });
+
+  return {
+    async data(options: { fresh?: boolean; now?: Date } = {}): Promise<DashboardData> {
+      const now = options.now ?? new Date();
+      const snapshots = await getService(strapi, 'manifest').recentSnapshots(DASHBOARD_SNAPSHOTS);
+      const [readiness, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest] = await Promise.all([
+        getService(strapi, 'readiness').check({ fresh: options.fresh }),
+        states.countPending(),
+        dirty.count(),
+        states.oldestPendingModified(),
+        dirty.oldestMarkedAt(),
+        getService(strapi, 'access-log').ingest(now),
+      ]);
+      return {
+        snapshots: snapshots.map(snapshotSummary),
+        readiness: readiness.checks,
+        evidenceCoverage: Math.round(readiness.evidenceCoverage * 10_000) / 10_000,
+        freshnessHours: indexFreshnessHours({ oldestPending, latestSnapshot: snapshots[0]?.builtAt ?? null, oldestDirty, now }),
+        pendingChanges,
+        dirtyEntries,
+        ingest: ingest.rows.map(({ agent, type, requests, ok, drift }) => ({ agent, type, requests, ok, drift })),
+        ingestWindowDays: ingest.windowDays,
+        readinessCheckedAt: readiness.checkedAt,
+      };
+    },
+  };
+};
+
+export type DashboardService = ReturnType<typeof createDashboardService>;

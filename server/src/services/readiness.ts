@@ -1,0 +1,272 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { Core } from '@strapi/strapi';
+import { PAGE_LIMIT_MAX, SCHEMA_ID } from '../core/constants';
+import { NoSnapshotError } from '../core/errors';
+import { READINESS_CHECK_IDS, ReadinessTally, contentManagerEditPath, type ItemCheckResult, type ItemFailure } from '../core/readiness';
+import { MANIFEST_SCHEMA } from '../core/schema';
+import type { ManifestItem } from '../core/types';
+import { createItemRepository } from '../repositories/item-repository';
+import type { SnapshotRecord } from '../repositories/snapshot-repository';
+import { getService } from '../utils/get-service';
+import type { ReadinessCheck, ReadinessFailure } from '../../../shared/contracts/admin';
+
+/** The readiness checklist of one snapshot. */
+export interface ReadinessReport {
+  /** The snapshot checked (null: none published yet). */
+  snapshot: string | null;
+  checkedAt: string;
+  checks: ReadinessCheck[];
+  /** Share of fragments with at least one evidence link. */
+  evidenceCoverage: number;
+  items: number;
+  durationMs: number;
+}
+
+/** Changes of a delta read by the check: a first build's delta is the whole site, read once already. */
+const DELTA_CHECK_MAX_ENTRIES = 2000;
+
+/** A report is reused for the same snapshot this long (the 90-day window moves slowly). */
+const REPORT_TTL_MS = 10 * 60_000;
+
+interface SchemaValidators {
+  item: ValidateFunction;
+  page: ValidateFunction;
+}
+
+let validators: SchemaValidators | undefined;
+
+/** Validators of the published schema (ajv, JSON Schema 2020-12), compiled once per process. */
+function schemaValidators(): SchemaValidators {
+  if (!validators) {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(MANIFEST_SCHEMA);
+    validators = { item: ajv.getSchema(`${SCHEMA_ID}#/$defs/item`)!, page: ajv.getSchema(SCHEMA_ID)! };
+  }
+  return validators;
+}
+
+function errorText(validate: ValidateFunction): string {
+  const errors = validate.errors ?? [];
+  const shown = errors.slice(0, 3).map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`);
+  return shown.join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more` : '');
+}
+
+/**
+ * The seed's pre-deployment checklist (SPEC §9) over the current snapshot.
+ * One pass: the snapshot is read page by page through the manifest service
+ * (which also checks that paging answers correctly), each item goes through
+ * every item check and is dropped; then the delta feed is checked, and the
+ * failing items (at most 50 per check) are linked to the entries they come from.
+ */
+export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
+  const items = createItemRepository({ strapi });
+  let cached: { seq: number; at: number; report: ReadinessReport } | null = null;
+
+  /** Page through snapshot S with the manifest service: returns paging problems. */
+  async function crawl(snapshot: SnapshotRecord, tally: ReadinessTally, pageLimit: number, seen: Map<string, string>): Promise<string[]> {
+    const manifest = getService(strapi, 'manifest');
+    const { page: validatePage } = schemaValidators();
+    const problems: string[] = [];
+    let resolved = { snapshot, after: '' };
+    let pages = 0;
+    let count = 0;
+    for (;;) {
+      const page = await manifest.page({ limit: pageLimit }, resolved);
+      pages += 1;
+      if (page.snapshot.id !== String(snapshot.seq)) problems.push(`page ${pages} came from snapshot ${page.snapshot.id}, not ${snapshot.seq}`);
+      if (!validatePage({ ...page, items: [] })) problems.push(`page ${pages}: the envelope does not match schema.json (${errorText(validatePage)})`);
+      for (const item of page.items) {
+        count += 1;
+        if (seen.has(item.id)) problems.push(`item ${item.id} appears twice while paging`);
+        seen.set(item.id, item.version);
+        tally.add(item);
+      }
+      if (page.items.length > pageLimit) problems.push(`page ${pages} holds ${page.items.length} items, more than limit ${pageLimit}`);
+      if (!page.next_page_token) break;
+      if (page.items.length === 0) {
+        problems.push(`page ${pages} is empty but has a next_page_token`);
+        break;
+      }
+      resolved = await manifest.resolve({ limit: pageLimit, page_token: page.next_page_token });
+      if (resolved.snapshot.seq !== snapshot.seq) {
+        problems.push(`the token of page ${pages} leads to snapshot ${resolved.snapshot.seq}, not ${snapshot.seq}`);
+        break;
+      }
+    }
+    if (count !== snapshot.itemCount) problems.push(`paging gave ${count} items, the snapshot holds ${snapshot.itemCount}`);
+    return problems;
+  }
+
+  /**
+   * Read a delta page by page, at most `maxEntries` items and tombstones;
+   * `complete` says whether its last page was reached.
+   */
+  async function readDelta(
+    since: number,
+    pageLimit: number,
+    maxEntries: number,
+    visit: (entry: { id: string; removed: boolean; version?: string }) => void = () => undefined,
+  ): Promise<{ items: number; removed: number; nextSince: string; complete: boolean }> {
+    const manifest = getService(strapi, 'manifest');
+    const result = { items: 0, removed: 0, nextSince: '', complete: false };
+    let token: string | undefined;
+    for (;;) {
+      const { page } = await manifest.delta({ limit: pageLimit, since: { snapshot: since }, ...(token ? { page_token: token } : {}) }, String(since));
+      result.items += page.items.length;
+      result.removed += page.removed.length;
+      result.nextSince = page.next_since;
+      for (const item of page.items) visit({ id: item.id, removed: false, version: item.version });
+      for (const tombstone of page.removed) visit({ id: tombstone.id, removed: true });
+      token = page.next_page_token ?? undefined;
+      if (!token) {
+        result.complete = true;
+        return result;
+      }
+      if (result.items + result.removed >= maxEntries) return result;
+    }
+  }
+
+  /**
+   * The delta since the previous snapshot lists exactly its changes (every
+   * item it lists is in the snapshot at that version, every tombstone is
+   * gone), and the delta since the current snapshot is empty. A delta larger
+   * than DELTA_CHECK_MAX_ENTRIES (a first build: the whole site) is checked on
+   * its first pages only, so the snapshot is not read a second time.
+   */
+  async function deltaProblems(snapshot: SnapshotRecord, pageLimit: number, versions: ReadonlyMap<string, string>): Promise<{ problems: string[]; note: string }> {
+    const problems: string[] = [];
+    let note = '';
+    const recent = await getService(strapi, 'manifest').recentSnapshots(2);
+    const previous = recent[1]?.seq === snapshot.seq - 1 ? recent[1] : undefined;
+    const base = previous ? previous.seq : snapshot.seq === 1 ? 0 : null;
+    if (base !== null) {
+      const wrong: string[] = [];
+      const delta = await readDelta(base, pageLimit, DELTA_CHECK_MAX_ENTRIES, (entry) => {
+        const current = versions.get(entry.id);
+        if (entry.removed && current !== undefined) wrong.push(`${entry.id} is listed as removed but is in snapshot ${snapshot.seq}`);
+        if (!entry.removed && current !== entry.version) wrong.push(`${entry.id} is listed at ${entry.version}, snapshot ${snapshot.seq} has ${current ?? 'no such item'}`);
+      });
+      problems.push(...wrong.slice(0, 10).map((w) => `delta since ${base}: ${w}`));
+      const expected = base === 0 ? { items: snapshot.itemCount, removed: 0 } : { items: snapshot.changes.added + snapshot.changes.changed, removed: snapshot.changes.removed };
+      if (delta.complete && (delta.items !== expected.items || delta.removed !== expected.removed)) {
+        problems.push(
+          `the delta since ${base} lists ${delta.items} items and ${delta.removed} tombstones; snapshot ${snapshot.seq} changed ${expected.items} and removed ${expected.removed}`,
+        );
+      }
+      if (!delta.complete) note = ` (its first ${delta.items + delta.removed} of ${expected.items + expected.removed} changes read)`;
+      if (delta.nextSince !== String(snapshot.seq)) problems.push(`the delta since ${base} answers next_since ${delta.nextSince}, not ${snapshot.seq}`);
+    }
+    const empty = await readDelta(snapshot.seq, pageLimit, 1);
+    if (empty.items !== 0 || empty.removed !== 0) problems.push(`the delta since the current snapshot ${snapshot.seq} is not empty (${empty.items} items, ${empty.removed} tombstones)`);
+    if (empty.nextSince !== String(snapshot.seq)) problems.push(`the delta since ${snapshot.seq} answers next_since ${empty.nextSince}`);
+    return { problems, note };
+  }
+
+  /** Link failing items to their entries' edit views. */
+  async function linkFailures(seq: number, results: ItemCheckResult[]): Promise<Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>> {
+    const ids = results.flatMap((r) => r.failures.map((f) => f.itemId)).filter((id) => id !== '');
+    const described = await items.describe(seq, ids);
+    const schemas = strapi.contentTypes as unknown as Record<string, { kind?: string; pluginOptions?: { i18n?: { localized?: boolean } } }>;
+    const links = new Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>();
+    for (const [itemId, item] of described) {
+      const schema = schemas[item.sourceUid];
+      const locale = schema?.pluginOptions?.i18n?.localized === true ? item.lang : null;
+      links.set(itemId, {
+        itemId,
+        uid: item.sourceUid,
+        documentId: item.sourceDocument,
+        locale,
+        editPath: contentManagerEditPath({ uid: item.sourceUid, documentId: item.sourceDocument, locale, singleType: schema?.kind === 'singleType' }),
+      });
+    }
+    return links;
+  }
+
+  function toFailure(failure: ItemFailure, link: Omit<ReadinessFailure, 'detail' | 'title'> | undefined): ReadinessFailure {
+    return {
+      itemId: failure.itemId,
+      title: failure.title,
+      uid: link?.uid ?? '',
+      documentId: link?.documentId ?? '',
+      locale: link?.locale ?? null,
+      editPath: link?.editPath ?? '',
+      detail: failure.detail,
+    };
+  }
+
+  async function compute(snapshot: SnapshotRecord, now: Date, pageLimit: number): Promise<ReadinessReport> {
+    const started = Date.now();
+    const { item: validateItem } = schemaValidators();
+    const tally = new ReadinessTally({ now, validateItem: (item: ManifestItem) => (validateItem(item) ? null : errorText(validateItem)) });
+    // Id → version of every item paged through: what the delta is checked against.
+    const versions = new Map<string, string>();
+    const paging = await crawl(snapshot, tally, pageLimit, versions);
+    const delta = await deltaProblems(snapshot, pageLimit, versions).catch((error: unknown) => ({
+      problems: [`the delta feed failed: ${error instanceof Error ? error.message : String(error)}`],
+      note: '',
+    }));
+    versions.clear();
+    const results = tally.finish();
+    const links = await linkFailures(snapshot.seq, results);
+    const byId = new Map<string, ReadinessCheck>(
+      results.map((r) => [
+        r.id,
+        { id: r.id, ok: r.ok, summary: r.summary, failures: r.failures.map((f) => toFailure(f, links.get(f.itemId))), failureCount: r.failureCount },
+      ]),
+    );
+    const feedProblems = [...paging, ...delta.problems];
+    byId.set('delta-and-paging', {
+      id: 'delta-and-paging',
+      ok: feedProblems.length === 0,
+      summary:
+        feedProblems.length === 0
+          ? `paging read all ${snapshot.itemCount} items of snapshot ${snapshot.seq}; the delta feed answers its changes${delta.note}`
+          : feedProblems.slice(0, 3).join('; ') + (feedProblems.length > 3 ? `; and ${feedProblems.length - 3} more` : ''),
+      failures: [],
+      failureCount: 0,
+      problems: feedProblems.slice(0, 50),
+    });
+    return {
+      snapshot: String(snapshot.seq),
+      checkedAt: now.toISOString(),
+      checks: READINESS_CHECK_IDS.map((id) => byId.get(id)!),
+      evidenceCoverage: tally.evidenceCoverage(),
+      items: tally.itemCount(),
+      durationMs: Date.now() - started,
+    };
+  }
+
+  return {
+    /**
+     * The checklist of the current snapshot; reused for that snapshot for ten
+     * minutes unless `fresh`. `pageLimit` is the page size read (tests).
+     */
+    async check(options: { fresh?: boolean; now?: Date; pageLimit?: number } = {}): Promise<ReadinessReport> {
+      const now = options.now ?? new Date();
+      let snapshot: SnapshotRecord;
+      try {
+        snapshot = await getService(strapi, 'manifest').current();
+      } catch (error) {
+        if (!(error instanceof NoSnapshotError)) throw error;
+        return {
+          snapshot: null,
+          checkedAt: now.toISOString(),
+          checks: READINESS_CHECK_IDS.map((id) => ({ id, ok: false, summary: 'no snapshot has been published yet', failures: [], failureCount: 0 })),
+          evidenceCoverage: 0,
+          items: 0,
+          durationMs: 0,
+        };
+      }
+      if (!options.fresh && !options.now && !options.pageLimit && cached && cached.seq === snapshot.seq && Date.now() - cached.at < REPORT_TTL_MS) {
+        return cached.report;
+      }
+      const report = await compute(snapshot, now, options.pageLimit ?? PAGE_LIMIT_MAX);
+      if (!options.now && !options.pageLimit) cached = { seq: snapshot.seq, at: Date.now(), report };
+      return report;
+    },
+  };
+};
+
+export type ReadinessService = ReturnType<typeof createReadinessService>;

@@ -1,0 +1,216 @@
+/**
+ * Validation of the site owner's Settings (SPEC §7, issue 4: "validated on both
+ * sides with the same rules"). Shared by the server (PUT /sitemap-ai/settings)
+ * and the admin's Settings form, so it imports zod and pure constants only —
+ * nothing that needs Node. The server checks a little more on top (the cron
+ * expression with node-cron, that a content type exists, that its fields can
+ * be indexed, that a masked secret has a stored one).
+ */
+import { z } from 'zod';
+import {
+  CHUNK_RULES,
+  FRAGMENT_TYPES,
+  MAX_TOKENS_LIMIT,
+  USAGE_KINDS,
+  USAGE_VALUES,
+  WEBHOOK_SECRET_MIN_LENGTH,
+} from '../server/src/core/constants';
+import { isHttpUrl, patternPlaceholders } from '../server/src/core/urls';
+import type { EditableSettings, SettingsFieldError } from './contracts/admin';
+
+/** What GET /sitemap-ai/settings answers for a webhook secret that is set; a PUT with it keeps the stored one. */
+export const SECRET_MASK = '********';
+
+/** Access-log retention in days (SPEC §8): bounds and default. */
+export const ACCESS_LOG_RETENTION_DAYS = { min: 1, max: 365, default: 30 } as const;
+
+/** Rate limit bounds (requests per window, window length in seconds). */
+export const RATE_LIMIT_BOUNDS = { max: { min: 1, max: 1_000_000 }, windowSeconds: { min: 1, max: 86_400 } } as const;
+
+/** Max tokens of an embedding hint. */
+export const MAX_TOKENS_BOUNDS = { min: 16, max: MAX_TOKENS_LIMIT } as const;
+
+/** At most this many webhook subscribers. */
+export const MAX_WEBHOOK_SUBSCRIBERS = 50;
+
+const CRON_ITEM = String.raw`(?:\*|\d{1,2}(?:-\d{1,2})?|[A-Za-z]{3}(?:-[A-Za-z]{3})?)(?:\/\d{1,2})?`;
+const CRON_FIELD = `${CRON_ITEM}(?:,${CRON_ITEM})*`;
+/**
+ * Shape of a node-cron expression: five fields (minute hour day month weekday)
+ * or six (seconds first). The server also parses it with node-cron.
+ */
+export const CRON_PATTERN = new RegExp(`^\\s*${CRON_FIELD}(?:\\s+${CRON_FIELD}){4,5}\\s*$`);
+
+export const CONTENT_TYPE_UID_PATTERN = /^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/;
+
+/** `is required` when the value is missing, `message` otherwise. */
+const expect = (message: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message),
+});
+
+/** A strict object whose absence or wrong type says so (not zod's "expected object, received …"). */
+const record = <T extends z.core.$ZodLooseShape>(shape: T) => z.object(shape, expect('must be an object')).strict();
+
+const wholeNumber = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.number(expect(message)).int({ error: message }).min(min, { error: message }).max(max, { error: message });
+};
+
+const flag = z.boolean(expect('must be true or false'));
+
+const httpUrl = z
+  .string(expect('must be an absolute http(s) URL'))
+  .max(2048, { error: 'must be at most 2048 characters' })
+  .refine(isHttpUrl, { error: 'must be an absolute http(s) URL' });
+
+const siteUrl = httpUrl.refine((v) => !/[?#]/.test(v), { error: 'must not contain a query string or fragment' });
+
+const licenseUri = z
+  .string(expect('must be an absolute URI (a licence page, e.g. https://example.com/license#tdm)'))
+  .max(2048, { error: 'must be at most 2048 characters' })
+  .refine(
+    (v) => {
+      try {
+        return new URL(v).protocol.length > 1;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'must be an absolute URI (a licence page, e.g. https://example.com/license#tdm)' },
+  );
+
+const usageValue = z.enum(USAGE_VALUES, expect(`must be one of ${USAGE_VALUES.join(', ')}`));
+const usage = record(Object.fromEntries(USAGE_KINDS.map((k) => [k, usageValue])) as Record<(typeof USAGE_KINDS)[number], typeof usageValue>);
+const usageOverride = record(
+  Object.fromEntries(USAGE_KINDS.map((k) => [k, usageValue.optional()])) as Record<(typeof USAGE_KINDS)[number], z.ZodOptional<typeof usageValue>>,
+);
+const chunk = z.enum(CHUNK_RULES, expect(`must be one of ${CHUNK_RULES.join(', ')}`));
+const maxTokens = wholeNumber(MAX_TOKENS_BOUNDS.min, MAX_TOKENS_BOUNDS.max);
+
+const pathPattern = z
+  .string(expect('must be a path such as /articles/{slug}'))
+  .max(300, { error: 'must be at most 300 characters' })
+  .refine((v) => v.startsWith('/'), { error: 'must start with "/"' })
+  .refine((v) => !/[\s?#]/.test(v), { error: 'must not contain spaces, "?" or "#"' })
+  .refine((v) => patternPlaceholders(v).length > 0, { error: 'must contain at least one placeholder such as {slug} or {documentId}' });
+
+export const contentTypeSettingsSchema = record({
+  enabled: flag,
+    pathPattern,
+    granularity: z
+      .array(z.enum(FRAGMENT_TYPES, expect(`must be one of ${FRAGMENT_TYPES.join(', ')}`)), expect('must be a list of fragment types'))
+      .min(1, { error: 'must name at least one fragment type' })
+      .refine((list) => new Set(list).size === list.length, { error: 'must not name a fragment type twice' }),
+    chunk,
+    maxTokens,
+  license: licenseUri.optional(),
+  usage: usageOverride.optional(),
+});
+
+const secret = z
+  .string(expect(`must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters`))
+  .max(512, { error: 'must be at most 512 characters' })
+  .refine((v) => v === SECRET_MASK || v.length >= WEBHOOK_SECRET_MIN_LENGTH, {
+    error: `must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters`,
+  });
+
+const subscriber = record({ url: httpUrl, secret });
+
+export const editableSettingsSchema = z
+  .object({
+    siteUrl,
+    defaults: record({
+      license: licenseUri,
+      usage,
+      embedding: record({ chunk, maxTokens }),
+    }),
+    contentTypes: z.record(
+      z.string().regex(CONTENT_TYPE_UID_PATTERN, { error: 'must be a content-type UID such as api::article.article' }),
+      contentTypeSettingsSchema,
+      expect('must be an object keyed by content-type UID'),
+    ),
+    schedule: record({
+      enabled: flag,
+      cron: z
+        .string(expect('must be a cron expression'))
+        .max(200, { error: 'must be at most 200 characters' })
+        .regex(CRON_PATTERN, { error: 'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)' }),
+    }),
+    webhooks: record({
+      subscribers: z
+        .array(subscriber, expect('must be a list of subscribers'))
+        .max(MAX_WEBHOOK_SUBSCRIBERS, { error: `must have at most ${MAX_WEBHOOK_SUBSCRIBERS} subscribers` })
+        .superRefine((list, ctx) => {
+          const seen = new Set<string>();
+          list.forEach((s, index) => {
+            if (seen.has(s.url)) ctx.addIssue({ code: 'custom', path: [index, 'url'], message: 'must appear only once' });
+            seen.add(s.url);
+          });
+        }),
+    }),
+    rateLimit: record({
+      enabled: flag,
+      max: wholeNumber(RATE_LIMIT_BOUNDS.max.min, RATE_LIMIT_BOUNDS.max.max),
+      windowSeconds: wholeNumber(RATE_LIMIT_BOUNDS.windowSeconds.min, RATE_LIMIT_BOUNDS.windowSeconds.max),
+    }),
+    accessLogRetentionDays: wholeNumber(ACCESS_LOG_RETENTION_DAYS.min, ACCESS_LOG_RETENTION_DAYS.max),
+  })
+  .strict();
+
+/** Objects whose keys are data (content-type UIDs, fragment ids), written in brackets. */
+const RECORDS = new Set(['contentTypes', 'fragments']);
+
+/** `contentTypes["api::article.article"].pathPattern`, `webhooks.subscribers[0].url`. */
+export function settingsFieldName(path: readonly string[]): string {
+  return path
+    .map((part, index) =>
+      /^\d+$/.test(part) && !RECORDS.has(path[index - 1] ?? '')
+        ? `[${part}]`
+        : /^[A-Za-z_$][\w$]*$/.test(part) && !RECORDS.has(path[index - 1] ?? '')
+          ? `${index ? '.' : ''}${part}`
+          : `["${part}"]`,
+    )
+    .join('');
+}
+
+/** A field error whose message names the field: `schedule.cron: must be a cron expression …`. */
+export function settingsFieldError(path: readonly (string | number)[], message: string): SettingsFieldError {
+  const parts = path.map(String);
+  return { path: parts, message: `${settingsFieldName(parts) || '(settings)'}: ${message}` };
+}
+
+/**
+ * Zod issues as field errors (an unknown key is reported at its own path).
+ * `mapPath` renames paths (the server maps config keys to Settings fields).
+ */
+export function settingsIssues(
+  issues: readonly z.core.$ZodIssue[],
+  mapPath: (path: (string | number)[]) => (string | number)[] = (path) => path,
+): SettingsFieldError[] {
+  const errors: SettingsFieldError[] = [];
+  for (const issue of issues) {
+    const raw = issue.path.map((p) => (typeof p === 'symbol' ? String(p.description) : p));
+    const path = mapPath(raw);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) errors.push(settingsFieldError(mapPath([...raw, key]), 'unknown field'));
+    } else if (issue.code === 'invalid_key') {
+      // A bad record key (a content-type UID): the reason is nested.
+      errors.push(settingsFieldError(path, issue.issues[0]?.message ?? issue.message));
+    } else {
+      errors.push(settingsFieldError(path, issue.message));
+    }
+  }
+  return errors;
+}
+
+export type SettingsValidation = { ok: true; value: EditableSettings } | { ok: false; errors: SettingsFieldError[] };
+
+/** Validate a whole Settings body: every bad field is reported, each message naming its field. */
+export function validateSettings(raw: unknown): SettingsValidation {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, errors: [settingsFieldError([], 'must be a JSON object')] };
+  }
+  const result = editableSettingsSchema.safeParse(raw);
+  if (result.success) return { ok: true, value: result.data as EditableSettings };
+  return { ok: false, errors: settingsIssues(result.error.issues) };
+}
