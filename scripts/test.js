@@ -15,6 +15,7 @@ const bin = (pkg, file) => path.join(ROOT, 'node_modules', pkg, file);
 const steps = [
   ['build', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.build.json']],
   ['typecheck', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.plugin.json', '--noEmit']],
+  ['typecheck admin', [bin('typescript', 'bin/tsc'), '-p', 'admin/tsconfig.json']],
   ['unit', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'unit']],
   ['integration', [bin('vitest', 'vitest.mjs'), 'run', '--project', 'integration']],
   // The plugin's admin must build inside a real Strapi admin (Vite); the browser tests use that build.

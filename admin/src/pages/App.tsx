@@ -1,0 +1,103 @@
+import * as React from 'react';
+import { Button, Flex } from '@strapi/design-system';
+import { ArrowClockwise } from '@strapi/icons';
+import { Layouts, Page, useRBAC } from '@strapi/strapi/admin';
+import { DashboardMetrics } from '../components/DashboardMetrics';
+import { DeliveriesTable } from '../components/DeliveriesTable';
+import { IngestTable } from '../components/IngestTable';
+import { ReadinessChecklist } from '../components/ReadinessChecklist';
+import { RebuildOutcome } from '../components/RebuildOutcome';
+import { RequestView } from '../components/RequestView';
+import { SectionCard } from '../components/SectionCard';
+import { SnapshotsTable } from '../components/SnapshotsTable';
+import { useDashboardData } from '../hooks/useDashboardData';
+import { useRebuild } from '../hooks/useRebuild';
+import { useSnapshots } from '../hooks/useSnapshots';
+import { useTranslate } from '../hooks/useTranslate';
+import { useWebhookDeliveries } from '../hooks/useWebhookDeliveries';
+import { PERMISSIONS } from '../permissions';
+
+/** The plugin's own page: snapshots, rebuild, readiness, coverage, freshness, ingest, webhook deliveries (SPEC §7, §9). */
+function Dashboard() {
+  const t = useTranslate();
+  const { allowedActions } = useRBAC(PERMISSIONS.rebuild);
+  const dashboard = useDashboardData();
+  const snapshots = useSnapshots();
+  const deliveries = useWebhookDeliveries();
+  const { reload: reloadDashboard } = dashboard;
+  const { reload: reloadSnapshots } = snapshots;
+  const { reload: reloadDeliveries } = deliveries;
+  const reloadAll = React.useCallback(() => {
+    reloadDashboard();
+    reloadSnapshots();
+    reloadDeliveries();
+  }, [reloadDashboard, reloadSnapshots, reloadDeliveries]);
+  const { state: rebuildState, rebuild } = useRebuild(reloadAll);
+  const running = rebuildState.status === 'running';
+
+  return (
+    <>
+      <Layouts.Header
+        title={t('plugin.name')}
+        subtitle={t('dashboard.subtitle')}
+        primaryAction={
+          allowedActions.canRebuild ? (
+            <Button startIcon={<ArrowClockwise />} loading={running} disabled={running} onClick={() => void rebuild()}>
+              {t('rebuild.button')}
+            </Button>
+          ) : null
+        }
+        secondaryAction={
+          <Button variant="tertiary" onClick={reloadAll}>
+            {t('dashboard.refresh')}
+          </Button>
+        }
+      />
+      <Layouts.Content>
+        <Flex direction="column" alignItems="stretch" gap={6}>
+          <RebuildOutcome state={rebuildState} />
+
+          <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
+            {(data) => <DashboardMetrics data={data} />}
+          </RequestView>
+
+          <SectionCard title={t('readiness.title')} description={t('readiness.description')}>
+            <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
+              {(data) => <ReadinessChecklist checks={data.readiness} checkedAt={data.readinessCheckedAt} />}
+            </RequestView>
+          </SectionCard>
+
+          <SectionCard title={t('snapshots.title')} description={t('snapshots.description')}>
+            <RequestView request={snapshots} errorTitle={t('snapshots.loadError')}>
+              {(data) => <SnapshotsTable snapshots={data} />}
+            </RequestView>
+          </SectionCard>
+
+          <SectionCard title={t('ingest.title')} description={t('ingest.description')}>
+            <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
+              {(data) => <IngestTable rows={data.ingest} />}
+            </RequestView>
+          </SectionCard>
+
+          <SectionCard title={t('deliveries.title')} description={t('deliveries.description')}>
+            <RequestView request={deliveries} errorTitle={t('deliveries.loadError')}>
+              {(data) => <DeliveriesTable deliveries={data} />}
+            </RequestView>
+          </SectionCard>
+        </Flex>
+      </Layouts.Content>
+    </>
+  );
+}
+
+export default function App() {
+  const t = useTranslate();
+  return (
+    <Page.Protect permissions={PERMISSIONS.readDashboard}>
+      <Page.Main>
+        <Page.Title>{t('dashboard.pageTitle')}</Page.Title>
+        <Dashboard />
+      </Page.Main>
+    </Page.Protect>
+  );
+}
