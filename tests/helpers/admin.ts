@@ -35,3 +35,21 @@ export async function grantLocales(app: TestApp, roleCode: string, uid: string, 
     await query.update({ where: { id: permission.id }, data: { properties: { ...(permission.properties ?? {}), locales } } });
   }
 }
+
+/** Give a role one of the plugin's actions (what a site owner ticks in Settings → Roles). */
+export async function grantPluginAction(app: TestApp, roleCode: string, action: string): Promise<void> {
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+  if (!role) throw new Error(`no admin role ${roleCode}`);
+  await app.strapi.service('admin::role').addPermissions(role.id, [
+    { action: `plugin::sitemap-ai.${action}`, subject: null, properties: {}, conditions: [] },
+  ]);
+}
+
+/** Give a role a Content Manager action on a content type in some locales (e.g. publish). */
+export async function grantContentAction(app: TestApp, roleCode: string, action: string, uid: string, locales: string[]): Promise<void> {
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+  if (!role) throw new Error(`no admin role ${roleCode}`);
+  await app.strapi.service('admin::role').addPermissions(role.id, [
+    { action: `plugin::content-manager.explorer.${action}`, subject: uid, properties: { locales }, conditions: [] },
+  ]);
+}

@@ -1,0 +1,173 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grantContentAction, grantLocales, grantPluginAction, roleToken, superAdminToken } from '../helpers/admin';
+import { launchBrowser, login, screenshot, startAdminApp, type AdminApp } from '../helpers/browser';
+import { API } from '../helpers/manifest';
+import type { ManifestItem } from '../../shared/contracts/manifest';
+
+const ARTICLE = 'api::article.article';
+const SLUG = 'measuring-ai-crawler-ingest';
+const PAGE_ID = `article:${SLUG}:en`;
+const DRIFT = `${PAGE_ID}:drift`;
+const CC_BY = 'https://creativecommons.org/licenses/by/4.0/';
+const EVIDENCE_URL = 'https://doi.org/10.5281/zenodo.7654321';
+const REASON = 'Open the ingest study for training, with its dataset as a source';
+
+describe('editors and site owners in the admin (Chromium)', () => {
+  let server: AdminApp;
+  let browser: Browser;
+  let ownerToken: string;
+  let editorToken: string;
+  let documentId: string;
+
+  const publicItem = async (id: string): Promise<ManifestItem> =>
+    (await server.app.http.get(`${API}/fragments/${id}`).expect(200)).body.item as ManifestItem;
+  const rebuild = async () =>
+    server.app.http.post('/sitemap-ai/rebuild').set('Authorization', `Bearer ${ownerToken}`).send({}).expect(200);
+  const editView = (locale = 'en') =>
+    `${server.baseUrl}/admin/content-manager/collection-types/${ARTICLE}/${documentId}?plugins[i18n][locale]=${locale}`;
+
+  async function choose(page: Page, name: string, option: string): Promise<void> {
+    await page.locator(`[name="${name}"]`).click();
+    await page.getByRole('option', { name: option, exact: true }).click();
+  }
+
+  async function openEditView(page: Page): Promise<void> {
+    await page.goto(editView());
+    await page.locator('[name="sitemapAi.license"]').waitFor({ timeout: 60_000 });
+  }
+
+  async function saveEntry(page: Page): Promise<void> {
+    await page.getByRole('button', { name: 'Save', exact: true }).first().click();
+    await page.getByText(/saved/i).first().waitFor({ timeout: 30_000 });
+  }
+
+  beforeAll(async () => {
+    server = await startAdminApp();
+    ownerToken = await superAdminToken(server.app, 'owner@example.com');
+    // The site owner lets Editors edit the AI fields of articles in both languages.
+    await grantLocales(server.app, 'strapi-editor', ARTICLE, ['en', 'sk']);
+    await grantContentAction(server.app, 'strapi-editor', 'publish', ARTICLE, ['en', 'sk']);
+    await grantPluginAction(server.app, 'strapi-editor', 'fields.edit');
+    editorToken = await roleToken(server.app, 'strapi-editor', 'editor@example.com');
+    const doc = (await server.app.strapi
+      .documents(ARTICLE as never)
+      .findFirst({ filters: { slug: SLUG }, locale: 'en', status: 'draft' } as never)) as unknown as { documentId: string };
+    documentId = doc.documentId;
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.app.close();
+  });
+
+  it('an editor sets licence, usage, evidence and a fragment override, publishes with a reason, and the manifest shows exactly that', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    await login(page, server.baseUrl, 'editor@example.com');
+    await openEditView(page);
+
+    await choose(page, 'sitemapAi.license', 'CC BY 4.0');
+    await choose(page, 'sitemapAi.usage.train', 'Allow');
+    const rows = await page.locator('input[name^="sitemapAi.evidence."][name$=".url"]').count();
+    await page.locator('button[name="sitemapAi.evidence.add"]').click();
+    await page.locator(`input[name="sitemapAi.evidence.${rows}.rel"]`).fill('dataset');
+    await page.locator(`input[name="sitemapAi.evidence.${rows}.url"]`).fill(EVIDENCE_URL);
+    await page.getByRole('button', { name: /^Drift \(/ }).click();
+    await choose(page, `sitemapAi.fragments.${DRIFT}.usage.train`, 'Deny');
+    await page.locator('textarea[name="sitemapAi.reason"]').fill(REASON);
+    await screenshot(page, 'edit-view-panel');
+
+    await saveEntry(page);
+    await page.getByRole('button', { name: 'Publish', exact: true }).first().click();
+    await page.getByText(/published/i).first().waitFor({ timeout: 30_000 });
+    await rebuild();
+
+    const article = await publicItem(PAGE_ID);
+    expect(article.license).toBe(CC_BY);
+    expect(article.usage.train).toBe('allow');
+    expect(article.evidence).toContainEqual({ rel: 'dataset', url: EVIDENCE_URL });
+    expect(article.changelog![0]!.desc).toBe(REASON);
+    const drift = await publicItem(DRIFT);
+    expect(drift.usage.train).toBe('deny');
+    expect(drift.license).toBe(CC_BY);
+    const other = await publicItem(`${PAGE_ID}:time-to-index`);
+    expect(other.usage.train).toBe('allow');
+    const log = (await server.app.http.get(`${API}/fragments/${DRIFT}/changelog`).expect(200)).body;
+    expect(log.entries[0].desc).toBe(REASON);
+    await page.close();
+  });
+
+  it('a value saved only in the draft does not appear in the public manifest', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    await login(page, server.baseUrl, 'editor@example.com');
+    await openEditView(page);
+    await choose(page, 'sitemapAi.usage.train', 'Deny');
+    await saveEntry(page);
+    await rebuild();
+    const draft = (await server.app.strapi
+      .documents(ARTICLE as never)
+      .findOne({ documentId, locale: 'en', status: 'draft' } as never)) as unknown as { sitemapAi: { usage: { train: string } } };
+    expect(draft.sitemapAi.usage.train).toBe('deny');
+    expect((await publicItem(PAGE_ID)).usage.train).toBe('allow');
+    await page.close();
+  });
+
+  it('a site owner allows train in Settings, rebuilds from the Dashboard, and the manifest follows', async () => {
+    const before = await publicItem('page:about:en');
+    expect(before.usage.train).toBe('deny');
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1200 } });
+    await login(page, server.baseUrl, 'owner@example.com');
+    await page.goto(`${server.baseUrl}/admin/settings/sitemap-ai`);
+    await page.locator('[name="defaults.usage.train"]').first().waitFor({ timeout: 60_000 });
+    await choose(page, 'defaults.usage.train', 'Allow');
+    await screenshot(page, 'settings');
+    await page.locator('button[type=submit]').first().click();
+    await page.getByText(/next rebuild/i).first().waitFor({ timeout: 30_000 });
+
+    await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
+    await page.getByRole('button', { name: 'Rebuild now' }).click();
+    await page.getByRole('status').filter({ hasText: /Snapshot #/ }).first().waitFor({ timeout: 60_000 });
+    await screenshot(page, 'dashboard');
+
+    const after = await publicItem('page:about:en');
+    expect(after.usage.train).toBe('allow');
+    expect(after.changelog![0]!.desc).toMatch(/site settings changed: .*usage\.train: deny → allow/);
+    // The editor's explicit entry value still wins over the site default
+    expect((await publicItem(DRIFT)).usage.train).toBe('deny');
+    await page.close();
+  });
+
+  it('an Editor cannot open Settings or rebuild: hidden in the UI and refused by the server', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    await login(page, server.baseUrl, 'editor@example.com');
+    await page.goto(`${server.baseUrl}/admin/settings/sitemap-ai`);
+    await page.waitForTimeout(3000);
+    expect(await page.locator('[name="defaults.usage.train"]').count()).toBe(0);
+    await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
+    await page.waitForTimeout(3000);
+    expect(await page.getByRole('button', { name: 'Rebuild now' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Sitemap AI' }).count()).toBe(0);
+    await screenshot(page, 'editor-without-settings');
+
+    const asEditor = (req: ReturnType<typeof server.app.http.get>) => req.set('Authorization', `Bearer ${editorToken}`);
+    expect((await asEditor(server.app.http.post('/sitemap-ai/rebuild')).send({})).status).toBe(403);
+    expect((await asEditor(server.app.http.get('/sitemap-ai/settings'))).status).toBe(403);
+    expect((await asEditor(server.app.http.put('/sitemap-ai/settings')).send({})).status).toBe(403);
+    await page.close();
+  });
+
+  it('shows the panel in Slovak to an editor who prefers Slovak', async () => {
+    const res = await server.app.http
+      .put('/admin/users/me')
+      .set('Authorization', `Bearer ${editorToken}`)
+      .send({ preferedLanguage: 'sk' });
+    expect(res.status).toBe(200);
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    await login(page, server.baseUrl, 'editor@example.com');
+    await page.goto(editView());
+    await page.getByText('Dôvod tejto zmeny').first().waitFor({ timeout: 60_000 });
+    await screenshot(page, 'edit-view-panel-sk');
+    await page.close();
+  });
+});
