@@ -1,12 +1,10 @@
 import type { ChunkRule, FragmentType, ItemType, UsageKind, UsageValue } from './constants';
+import type { EntryMetadata, EvidenceLink, MetadataOverride } from '../../../shared/contracts/admin';
+
+/** Editors' values: defined once in the admin contract, which the admin panel edits. */
+export type { EntryMetadata, EvidenceLink, MetadataOverride };
 
 export type Usage = Record<UsageKind, UsageValue>;
-
-export interface EvidenceLink {
-  rel: string;
-  url: string;
-  title?: string;
-}
 
 export interface EmbeddingHint {
   chunk: ChunkRule;
@@ -38,31 +36,6 @@ export interface BoundingBox {
   width: number;
   height: number;
   label?: string;
-}
-
-/**
- * Editor-set values (SPEC §7), stored in the entry's JSON attribute. The same
- * shape is used for the entry and, under `fragments`, for each fragment.
- */
-export interface MetadataOverride {
-  license?: string;
-  usage?: Partial<Usage>;
-  evidence?: EvidenceLink[];
-  topics?: string[];
-  entity_ids?: string[];
-  related?: string[];
-  stability_pin?: number;
-  citation?: Partial<Citation>;
-  schema?: string[];
-  alt_of?: string;
-  exclude?: boolean;
-}
-
-export interface EntryMetadata extends MetadataOverride {
-  sensitive?: boolean;
-  reason?: string;
-  /** Per-fragment overrides keyed by fragment id or fragment key. */
-  fragments?: Record<string, MetadataOverride>;
 }
 
 /** A media file as the fragmenter needs it. */
