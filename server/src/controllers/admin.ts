@@ -3,21 +3,10 @@ import type { Context } from 'koa';
 import { InvalidParameterError } from '../core/errors';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import type { WebhookLogQuery } from '../../../shared/contracts/webhooks';
+import { snapshotSummary } from '../services/dashboard';
 import { getService } from '../utils/get-service';
 
-function snapshotBody(snapshot: SnapshotRecord | null) {
-  return snapshot
-    ? {
-        id: String(snapshot.seq),
-        created_at: snapshot.builtAt,
-        item_count: snapshot.itemCount,
-        counts: snapshot.counts,
-        changes: snapshot.changes,
-        trigger: snapshot.trigger,
-        duration_ms: snapshot.durationMs,
-      }
-    : null;
-}
+const snapshotBody = (snapshot: SnapshotRecord | null) => (snapshot ? snapshotSummary(snapshot) : null);
 
 /** Admin endpoints (admin JWT + permission, SPEC §6 admin-side). */
 export const createAdminController = ({ strapi }: { strapi: Core.Strapi }) => ({

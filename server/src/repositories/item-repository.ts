@@ -112,6 +112,15 @@ function toServed(row: Row): ServedRow {
   };
 }
 
+/** Keyset position and the type/lang filters of a page query. */
+function keysetFilters(after: string, q: Pick<PageQuery, 'type' | 'lang'>): Row {
+  const where: Row = {};
+  if (after) where.item_id = { $gt: after };
+  if (q.type) where.item_type = q.type;
+  if (q.lang) where.lang = q.lang;
+  return where;
+}
+
 /** Valid in snapshot S: seq_from ≤ S < seq_to. */
 function validIn(snapshot: number): Row {
   return { seq_from: { $lte: snapshot }, seq_to: { $gt: snapshot } };
@@ -196,9 +205,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Keyset page of snapshot S in item-id order; `limit + 1` rows tell whether more follow. */
     async page(q: PageQuery): Promise<ServedRow[]> {
       const where: Row = { ...validIn(q.snapshot) };
-      if (q.after) where.item_id = { $gt: q.after };
-      if (q.type) where.item_type = q.type;
-      if (q.lang) where.lang = q.lang;
+      Object.assign(where, keysetFilters(q.after, q));
       const rows = (await query().findMany({
         where,
         orderBy: { item_id: 'asc' },
@@ -214,9 +221,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async openedSince(since: number, snapshot: number, q: Omit<PageQuery, 'snapshot'>): Promise<ServedRow[]> {
       const where: Row = { seq_from: { $gt: since, $lte: snapshot }, seq_to: { $gt: snapshot } };
-      if (q.after) where.item_id = { $gt: q.after };
-      if (q.type) where.item_type = q.type;
-      if (q.lang) where.lang = q.lang;
+      Object.assign(where, keysetFilters(q.after, q));
       const rows = (await query().findMany({
         where,
         orderBy: { item_id: 'asc' },
@@ -235,9 +240,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       let after = q.after;
       while (result.length <= q.limit) {
         const where: Row = { seq_to: { $gt: since, $lte: snapshot } };
-        if (after) where.item_id = { $gt: after };
-        if (q.type) where.item_type = q.type;
-        if (q.lang) where.lang = q.lang;
+        Object.assign(where, keysetFilters(after, q));
         const rows = (await query().findMany({
           where,
           orderBy: [{ item_id: 'asc' }, { seq_to: 'desc' }],

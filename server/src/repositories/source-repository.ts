@@ -171,6 +171,24 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     return { entry, problems };
   }
 
+  async function oneVersion(
+    status: 'published' | 'draft',
+    uid: string,
+    typeKey: string,
+    map: FieldMap,
+    documentId: string,
+    locale: string | undefined,
+    lang: string,
+  ): Promise<{ entry: EntrySource; problems: MetadataProblem[] } | null> {
+    const doc = (await strapi.documents(uid as never).findOne({
+      documentId,
+      status,
+      ...(locale ? { locale } : {}),
+      populate: populateFor(map),
+    } as never)) as unknown as Doc | null;
+    return doc ? toEntry(uid, typeKey, map, doc, lang) : null;
+  }
+
   return {
     /** Locale codes of the site, default first. */
     async locales(fallback: string): Promise<{ codes: string[]; defaultLocale: string }> {
@@ -190,44 +208,16 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** The published version of one document in one locale, or null. */
-    async publishedOne(
-      uid: string,
-      typeKey: string,
-      map: FieldMap,
-      documentId: string,
-      locale: string | undefined,
-      lang: string,
-    ): Promise<{ entry: EntrySource; problems: MetadataProblem[] } | null> {
-      const doc = (await strapi.documents(uid as never).findOne({
-        documentId,
-        status: 'published',
-        ...(locale ? { locale } : {}),
-        populate: populateFor(map),
-      } as never)) as unknown as Doc | null;
-      return doc ? toEntry(uid, typeKey, map, doc, lang) : null;
-    },
+    publishedOne: (uid: string, typeKey: string, map: FieldMap, documentId: string, locale: string | undefined, lang: string) =>
+      oneVersion('published', uid, typeKey, map, documentId, locale, lang),
 
     /**
      * The saved draft of one document in one locale, or null — read only for
      * the editors' panel (what publishing it would publish), never for the
      * manifest.
      */
-    async draftOne(
-      uid: string,
-      typeKey: string,
-      map: FieldMap,
-      documentId: string,
-      locale: string | undefined,
-      lang: string,
-    ): Promise<{ entry: EntrySource; problems: MetadataProblem[] } | null> {
-      const doc = (await strapi.documents(uid as never).findOne({
-        documentId,
-        status: 'draft',
-        ...(locale ? { locale } : {}),
-        populate: populateFor(map),
-      } as never)) as unknown as Doc | null;
-      return doc ? toEntry(uid, typeKey, map, doc, lang) : null;
-    },
+    draftOne: (uid: string, typeKey: string, map: FieldMap, documentId: string, locale: string | undefined, lang: string) =>
+      oneVersion('draft', uid, typeKey, map, documentId, locale, lang),
 
     /**
      * The stored `sitemapAi` value of a document's draft (the current version
