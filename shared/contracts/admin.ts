@@ -93,6 +93,12 @@ export interface EntryPanelData {
    * publishing), or a path pattern the draft cannot fill (then `fragments` is empty). Added by the server engineer.
    */
   problems?: { key: string; message: string }[];
+  /**
+   * The editor's reason recorded with the last published change of this entry in this locale
+   * (trimmed, as the tracker stores it). Publishing the same reason again records an automatic
+   * summary instead, so the panel says so. Absent when no reason was recorded yet.
+   */
+  lastRecordedReason?: string;
 }
 
 /* ------------------------------------------------------------------ */

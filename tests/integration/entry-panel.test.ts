@@ -17,6 +17,7 @@ function documents(app: TestApp, uid: string) {
   return app.strapi.documents(uid as never) as unknown as {
     findFirst(params: object): Promise<Doc | null>;
     update(params: object): Promise<Doc>;
+    publish(params: object): Promise<unknown>;
   };
 }
 
@@ -152,6 +153,30 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
     expect(sensitive.sensitive).toBe(true);
     expect(sensitive.fragments.every((f) => f.excluded === true)).toBe(true);
     expect(sensitive.removed.length).toBeGreaterThan(5);
+  });
+
+  it('reports the reason recorded with the last published change, which stays in the draft and would not be used again', async () => {
+    const articles = documents(app, ARTICLE);
+    const tdm = (await articles.findFirst({ filters: { slug: 'tdm-licensing' }, locale: 'en', status: 'draft' }))!;
+    const seeded = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body.data as EntryPanelData;
+    // The seed published it with this reason, and the draft still holds it.
+    expect(tdm.sitemapAi?.reason).toBe('Initial publication');
+    expect(seeded.lastRecordedReason).toBe('Initial publication');
+
+    await articles.update({
+      documentId: tdm.documentId,
+      locale: 'en',
+      data: { body: `${tdm.body}\n\nRobots.txt alone does not reserve TDM rights.`, sitemapAi: { ...tdm.sitemapAi, reason: '  Explain robots.txt and TDM  ' } },
+    });
+    const drafted = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body.data as EntryPanelData;
+    expect(drafted.lastRecordedReason).toBe('Initial publication');
+
+    await articles.publish({ documentId: tdm.documentId, locale: 'en' });
+    const published = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body.data as EntryPanelData;
+    // Trimmed, as the tracker compares it with the next publish's reason.
+    expect(published.lastRecordedReason).toBe('Explain robots.txt and TDM');
+    const changelog = (await app.http.get(`${API}/fragments/article:tdm-licensing:en/changelog`).expect(200)).body as { entries: { desc: string }[] };
+    expect(changelog.entries[0]!.desc).toBe('Explain robots.txt and TDM');
   });
 
   it.each([

@@ -3,7 +3,16 @@ import { Accordion, Box, Checkbox, Divider, Field, Flex, Loader, Textarea, Typog
 import { useForm } from '@strapi/strapi/admin';
 import type { EntryMetadata, EntryPanelData, MetadataOverride, UsageKind } from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
-import { USAGE_KINDS, cleanEntryMetadata, errorAt, errorsBelow, flattenFormErrors, readEntryMetadata, validateOverride } from '../utils/metadata';
+import {
+  USAGE_KINDS,
+  cleanEntryMetadata,
+  errorAt,
+  errorsBelow,
+  flattenFormErrors,
+  isRecordedReason,
+  readEntryMetadata,
+  validateOverride,
+} from '../utils/metadata';
 import type { RequestError } from '../utils/request-error';
 import { FragmentItem } from './FragmentItem';
 import { MetadataFields, type InheritedPolicy } from './MetadataFields';
@@ -75,6 +84,9 @@ export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, rea
   // What the server refused on the last Save / Publish (the Content Manager keeps it in the form's errors).
   const serverErrors = React.useMemo(() => flattenFormErrors(formErrors), [formErrors]);
   const serverErrorList = Object.entries(serverErrors);
+
+  // The stored reason stays in the entry after publishing: say when it would not be used again.
+  const reasonRecorded = isRecordedReason(reason, data?.lastRecordedReason);
 
   const invalid =
     Object.keys(validateOverride(entryOverride)).length > 0 ||
@@ -161,6 +173,11 @@ export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, rea
         />
         <Field.Error />
         <Field.Hint />
+        {reasonRecorded ? (
+          <Typography variant="pi" textColor="warning700" role="status">
+            {t('fields.reasonRecorded')}
+          </Typography>
+        ) : null}
       </Field.Root>
 
       <Divider />

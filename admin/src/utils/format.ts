@@ -4,8 +4,10 @@ export const formatChanges = (changes: { added: number; changed: number; removed
 
 /** `340 ms`, `1.2 s`, `2 min 5 s`. */
 export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  // Each unit is chosen after rounding, so 59 999 ms reads `1 min 0 s`, not `60.0 s`.
+  if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)} s`;
   const seconds = Math.round(ms / 1000);
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }

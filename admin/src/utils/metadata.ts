@@ -58,8 +58,13 @@ export function validateOverride(value: MetadataOverride): Record<string, Metada
   if (value.stability_pin !== undefined && !(value.stability_pin >= 0 && value.stability_pin <= 1)) {
     problems.stability_pin = 'validation.stability';
   }
-  if ((value.entity_ids ?? []).some((id) => !isEntityId(id))) problems.entity_ids = 'validation.entityId';
-  if ((value.topics ?? []).some((topic) => topic.trim() === '' || topic.length > MAX_TOPIC_LENGTH)) problems.topics = 'validation.topic';
+  const entityIds = value.entity_ids ?? [];
+  if (entityIds.length > MAX_TAGS) problems.entity_ids = 'validation.tooMany';
+  else if (entityIds.some((id) => !isEntityId(id))) problems.entity_ids = 'validation.entityId';
+  // The server trims a topic before measuring it.
+  const topics = value.topics ?? [];
+  if (topics.length > MAX_TAGS) problems.topics = 'validation.tooMany';
+  else if (topics.some((topic) => topic.trim() === '' || topic.trim().length > MAX_TOPIC_LENGTH)) problems.topics = 'validation.topic';
   return problems;
 }
 
@@ -103,6 +108,16 @@ export function cleanEntryMetadata(value: EntryMetadata): EntryMetadata {
     .filter(([, fragment]) => Object.keys(fragment).length > 0);
   if (kept.length > 0) result.fragments = Object.fromEntries(kept);
   return result;
+}
+
+/**
+ * The reason the editor typed is the one recorded with the entry's last published
+ * change: the server compares them trimmed (core/tracking.ts freshReason) and then
+ * writes an automatic summary instead of repeating it.
+ */
+export function isRecordedReason(reason: string | undefined, lastRecordedReason: string | undefined): boolean {
+  const typed = reason?.trim();
+  return typed !== undefined && typed !== '' && typed === lastRecordedReason;
 }
 
 /** Reads the stored attribute leniently: anything that is not an object is "nothing set". */

@@ -142,6 +142,9 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
         ['type', type.policy],
       ]);
       const articleState = tracked.find((s) => s.type === 'article' && !s.removed);
+      // The reason the tracker compares a new one with (core/tracking.ts freshReason): the last live page's, else the last removed one's.
+      const pages = tracked.filter((s) => s.type === 'article');
+      const pageState = pages.filter((s) => !s.removed).pop() ?? pages.filter((s) => s.removed).pop();
       return {
         uid,
         documentId,
@@ -153,6 +156,7 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
         publishedVersion: articleState ? versionString(articleState) : null,
         sensitive: entry.metadata.sensitive === true,
         problems,
+        ...(pageState?.reason ? { lastRecordedReason: pageState.reason } : {}),
       };
     },
   };
