@@ -29,6 +29,9 @@ export interface MetadataOverride {
   schema?: string[];
   alt_of?: string;
   exclude?: boolean;
+  /** Figures only: resolution and labelled regions of the image (SPEC §3 figure fields). */
+  dpi?: number;
+  bounding_boxes?: { x: number; y: number; width: number; height: number; label?: string }[];
 }
 
 /** The whole `sitemapAi` attribute of an entry. */

@@ -173,6 +173,25 @@ describe('buildEntryItems', () => {
     expect(byId(items, `${PARENT}:results`).item.usage.train).toBe('allow');
   });
 
+  it('Given dpi and bounding boxes on a figure override, When items are built, Then only that figure carries them', () => {
+    const boxes = [{ x: 10, y: 20, width: 300, height: 120, label: 'Manifest' }];
+    const items = build({
+      metadata: {
+        fragments: {
+          [`${PARENT}:cover`]: { dpi: 300, bounding_boxes: boxes },
+          [`${PARENT}:results`]: { dpi: 150 },
+        },
+      },
+    });
+    const cover = byId(items, `${PARENT}:cover`).item;
+    expect(cover.dpi).toBe(300);
+    expect(cover.bounding_boxes).toEqual(boxes);
+    expect(cover.bounding_boxes).not.toBe(boxes);
+    const section = byId(items, `${PARENT}:results`).item;
+    expect(section.dpi).toBeUndefined();
+    expect(byId(drafts, `${PARENT}:cover`).item.dpi).toBeUndefined();
+  });
+
   it('Given a type licence and an entry licence, When items are built, Then the entry wins over the type', () => {
     const type = { ...ARTICLE_TYPE, license: 'https://creativecommons.org/licenses/by-nc/4.0/', usage: { cache: 'deny' as const } };
     const typed = buildEntryItems(geoEntry(), type, SITE)!;

@@ -150,3 +150,23 @@ describe('readEntryMetadata — hostile values', () => {
     expect(raw).toEqual(copy);
   });
 });
+
+describe('figure resolution and regions in a fragment override', () => {
+  it('Given valid dpi and boxes, When read, Then they are kept; Given hostile ones, Then they are left out and reported', () => {
+    const { metadata, problems } = readEntryMetadata({
+      fragments: {
+        cover: { dpi: 300, bounding_boxes: [{ x: 0, y: 0, width: 10, height: 10, label: 'Logo' }] },
+        chart: { dpi: -5, bounding_boxes: [{ x: 1, y: 1, width: 1, height: 1, onclick: 'alert(1)' }] },
+        huge: { bounding_boxes: Array.from({ length: 101 }, () => ({ x: 0, y: 0, width: 1, height: 1 })) },
+      },
+    });
+    expect(metadata.fragments?.cover).toEqual({ dpi: 300, bounding_boxes: [{ x: 0, y: 0, width: 10, height: 10, label: 'Logo' }] });
+    expect(metadata.fragments?.chart).toEqual({});
+    expect(metadata.fragments?.huge).toEqual({});
+    expect(problems.map((p) => p.key).sort()).toEqual([
+      'fragments["chart"].bounding_boxes',
+      'fragments["chart"].dpi',
+      'fragments["huge"].bounding_boxes',
+    ]);
+  });
+});

@@ -94,6 +94,9 @@ export function cleanOverride(value: MetadataOverride): MetadataOverride {
   if (value.schema && value.schema.length > 0) result.schema = value.schema;
   if (value.alt_of) result.alt_of = value.alt_of;
   if (value.exclude === true) result.exclude = true;
+  // Set through the API (no input in the panel yet): kept as they are, never dropped by an edit.
+  if (typeof value.dpi === 'number') result.dpi = value.dpi;
+  if (value.bounding_boxes && value.bounding_boxes.length > 0) result.bounding_boxes = value.bounding_boxes;
   return result;
 }
 

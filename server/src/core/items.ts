@@ -240,7 +240,14 @@ export function buildEntryItems(entry: EntrySource, type: TypePolicy, site: Site
         links: fragment.links,
         override,
         schema: FRAGMENT_SCHEMA[fragment.type],
-        extra: typeSpecific(fragment),
+        extra: {
+          ...typeSpecific(fragment),
+          // Figures: resolution and regions where an editor gave them
+          ...(fragment.type === 'figure' && override?.dpi !== undefined ? { dpi: override.dpi } : {}),
+          ...(fragment.type === 'figure' && override?.bounding_boxes?.length
+            ? { bounding_boxes: override.bounding_boxes.map((box) => ({ ...box })) }
+            : {}),
+        },
       }),
     );
   }

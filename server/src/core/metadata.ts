@@ -29,6 +29,21 @@ export const metadataOverrideSchema = z
     schema: z.array(z.string().regex(/^[A-Z][A-Za-z]+$/)).max(20).optional(),
     alt_of: z.string().regex(/^[a-z0-9][a-z0-9:-]*$/).max(255).optional(),
     exclude: z.boolean().optional(),
+    dpi: z.number().positive().max(100_000).optional(),
+    bounding_boxes: z
+      .array(
+        z
+          .object({
+            x: z.number().min(0),
+            y: z.number().min(0),
+            width: z.number().min(0),
+            height: z.number().min(0),
+            label: z.string().max(200).optional(),
+          })
+          .strict(),
+      )
+      .max(100)
+      .optional(),
   })
   .strict();
 
