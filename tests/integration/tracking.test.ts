@@ -269,6 +269,20 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       expect(Number(page.version.slice(1).split('.')[0])).toBe(Math.max(...versions.get(page.id)!));
     }
   });
+  it('builds at most once per scheduled tick: a later claim of the same tick is skipped even with changes waiting', async () => {
+    const builder = app.strapi.plugin('sitemap-ai').service('snapshot-builder');
+    const tick = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
+    await publishEdit(app, 'geo-index', (body) => `${body}\n\nTick one.`);
+    const first = await builder.rebuild({ trigger: 'schedule', tick });
+    expect(first.skipped).toBe(false);
+    await publishEdit(app, 'geo-index', (body) => `${body}\n\nTick two.`);
+    const again = await builder.rebuild({ trigger: 'schedule', tick });
+    expect(again.skipped).toBe(true);
+    expect(again.snapshot.seq).toBe(first.snapshot.seq);
+    const next = await builder.rebuild({ trigger: 'schedule', tick: new Date(Date.parse(tick) + 15 * 60_000).toISOString() });
+    expect(next.skipped).toBe(false);
+    expect(next.snapshot.seq).toBe(first.snapshot.seq + 1);
+  });
 });
 
 describe('a settings change reaches every item as a logged metadata change', () => {

@@ -17,10 +17,12 @@ export const createScheduler = ({ strapi }: { strapi: Core.Strapi }) => {
       if (!schedule.enabled || task) return;
       task = cron.schedule(
         schedule.cron,
-        async () => {
+        async (context) => {
           ticks += 1;
+          // The tick's scheduled time, the same on every instance: at most one of them builds for it.
+          const tick = new Date(Math.floor(context.date.getTime() / 1000) * 1000).toISOString();
           try {
-            await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'schedule' });
+            await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'schedule', tick });
           } catch (error) {
             strapi.log.error(`[sitemap-ai] scheduled rebuild failed: ${error instanceof Error ? error.stack : String(error)}`);
           }

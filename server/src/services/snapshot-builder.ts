@@ -13,6 +13,12 @@ export interface RebuildOptions {
   trigger?: string;
   /** Compare every published entry, not only the ones marked changed. */
   full?: boolean;
+  /**
+   * The scheduled time of a cron tick (ISO, whole seconds). Every instance
+   * ticks; the first to take the lock claims the tick, the others skip it —
+   * even if they get the lock later in the same tick.
+   */
+  tick?: string;
 }
 
 export interface RebuildResult {
@@ -29,6 +35,7 @@ const LOCK_NAME = 'rebuild';
 const LOCK_TTL_MS = 10 * 60_000;
 const PENDING_BATCH = 5000;
 const FINGERPRINT_KEY = 'settings-fingerprint';
+const LAST_TICK_KEY = 'last-scheduled-tick';
 
 /**
  * Builds the next snapshot incrementally (SPEC §6): reconciles entries marked
@@ -189,6 +196,13 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
             return { snapshot: await snapshots.latest(), skipped: true, locked: true, failures: [] };
           }
           try {
+            if (options.tick) {
+              const claimed = (await store().get({ key: LAST_TICK_KEY })) as string | null;
+              if (claimed && claimed >= options.tick) {
+                return { snapshot: await snapshots.latest(), skipped: true, locked: false, failures: [] };
+              }
+              await store().set({ key: LAST_TICK_KEY, value: options.tick });
+            }
             return await build(options);
           } finally {
             await locks.release(LOCK_NAME, owner);
