@@ -10,6 +10,7 @@ import type { ManifestItem, ManifestPage } from '../../shared/contracts/manifest
 import { roleToken, superAdminToken } from '../helpers/admin';
 import { API, pathOf, sha256 } from '../helpers/manifest';
 import { ROOT, bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+import type { AccessLogRecord } from '../../server/src/repositories/access-log-repository';
 
 const CLI = path.join(ROOT, 'bin', 'sitemap-ai-validate.js');
 
@@ -18,19 +19,7 @@ const GPTBOT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; G
 const CLAUDEBOT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
 const PERPLEXITY = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)';
 
-interface LogEntry {
-  at: string;
-  agent: string;
-  route: string;
-  ingestType: string;
-  itemId: string | null;
-  itemType: string | null;
-  servedVersion: string | null;
-  clientVersion: string | null;
-  drift: boolean;
-  status: number;
-  client: string;
-}
+type LogEntry = AccessLogRecord;
 
 /** Run the CLI as a child process (asynchronously: the Strapi under test answers in this very thread). */
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
