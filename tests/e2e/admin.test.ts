@@ -141,14 +141,17 @@ describe('editors and site owners in the admin (Chromium)', () => {
   it('an Editor cannot open Settings or rebuild: hidden in the UI and refused by the server', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     await login(page, server.baseUrl, 'editor@example.com');
+    // Wait until each page has rendered its answer before checking what is absent
+    const denied = page.getByText("You don't have the permissions to access that content");
     await page.goto(`${server.baseUrl}/admin/settings/sitemap-ai`);
-    await page.waitForTimeout(3000);
+    await denied.waitFor({ timeout: 60_000 });
     expect(await page.locator('[name="defaults.usage.train"]').count()).toBe(0);
-    await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
-    await page.waitForTimeout(3000);
-    expect(await page.getByRole('button', { name: 'Rebuild now' }).count()).toBe(0);
-    expect(await page.getByRole('link', { name: 'Sitemap AI' }).count()).toBe(0);
     await screenshot(page, 'editor-without-settings');
+    await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
+    await denied.waitFor({ timeout: 60_000 });
+    expect(await page.getByRole('button', { name: 'Rebuild now' }).count()).toBe(0);
+    await page.getByRole('link', { name: /content manager/i }).first().waitFor({ timeout: 60_000 });
+    expect(await page.getByRole('link', { name: 'Sitemap AI' }).count()).toBe(0);
 
     const asEditor = (req: ReturnType<typeof server.app.http.get>) => req.set('Authorization', `Bearer ${editorToken}`);
     expect((await asEditor(server.app.http.post('/sitemap-ai/rebuild')).send({})).status).toBe(403);
