@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { ITEM_TYPES, OPEN_SNAPSHOT } from '../core/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+import { storedStateColumns, storedStateOf } from './stored-state';
 
 export const ITEM_VERSION_UID = 'plugin::sitemap-ai.item-version' as const;
 
@@ -91,15 +92,7 @@ function toVersion(row: Row): ItemVersion {
     sourceUid: String(row.source_uid),
     sourceDocument: String(row.source_document),
     stabilityPin: optionalNumber(row.stability_pin),
-    state: {
-      checksum: String(row.checksum),
-      metaHash: String(row.meta_hash),
-      contentVersion: Number(row.content_version),
-      metaVersion: Number(row.meta_version),
-      modified: String(row.modified_at),
-      firstPublished: String(row.first_published ?? row.modified_at),
-      history: parseJson<string[]>(row.history, []),
-    },
+    state: storedStateOf(row),
   };
 }
 
@@ -129,6 +122,18 @@ function validIn(snapshot: number): Row {
 /** Item versions (SPEC §6 storage design): the only code that touches their table. */
 export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(ITEM_VERSION_UID);
+
+  /** Served rows matching `where`, in item-id order; `limit + 1` rows tell whether more follow. */
+  async function servedPage(where: Row, limit: number): Promise<ServedRow[]> {
+    const rows = (await query().findMany({
+      where,
+      orderBy: { item_id: 'asc' },
+      limit: limit + 1,
+      select: ['item_id', 'data', 'history', 'stability_pin'],
+    })) as Row[];
+    return rows.map(toServed);
+  }
+
   return {
     /** Versions open at the newest snapshot (seq_to = open): the state a rebuild compares with. */
     async openVersions(): Promise<ItemVersion[]> {
@@ -180,13 +185,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             parent_item: v.parent ?? null,
             source_uid: v.sourceUid,
             source_document: v.sourceDocument,
-            checksum: v.state.checksum,
-            meta_hash: v.state.metaHash,
-            content_version: v.state.contentVersion,
-            meta_version: v.state.metaVersion,
-            modified_at: v.state.modified,
-            first_published: v.state.firstPublished,
-            history: v.state.history,
+            ...storedStateColumns(v.state),
             stability_pin: v.stabilityPin ?? null,
             data: v.data,
             content: v.content,
@@ -204,15 +203,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Keyset page of snapshot S in item-id order; `limit + 1` rows tell whether more follow. */
     async page(q: PageQuery): Promise<ServedRow[]> {
-      const where: Row = { ...validIn(q.snapshot) };
-      Object.assign(where, keysetFilters(q.after, q));
-      const rows = (await query().findMany({
-        where,
-        orderBy: { item_id: 'asc' },
-        limit: q.limit + 1,
-        select: ['item_id', 'data', 'history', 'stability_pin'],
-      })) as Row[];
-      return rows.map(toServed);
+      return servedPage({ ...validIn(q.snapshot), ...keysetFilters(q.after, q) }, q.limit);
     },
 
     /**
@@ -220,15 +211,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * S, in item-id order after `after`.
      */
     async openedSince(since: number, snapshot: number, q: Omit<PageQuery, 'snapshot'>): Promise<ServedRow[]> {
-      const where: Row = { seq_from: { $gt: since, $lte: snapshot }, seq_to: { $gt: snapshot } };
-      Object.assign(where, keysetFilters(q.after, q));
-      const rows = (await query().findMany({
-        where,
-        orderBy: { item_id: 'asc' },
-        limit: q.limit + 1,
-        select: ['item_id', 'data', 'history', 'stability_pin'],
-      })) as Row[];
-      return rows.map(toServed);
+      return servedPage({ seq_from: { $gt: since, $lte: snapshot }, seq_to: { $gt: snapshot }, ...keysetFilters(q.after, q) }, q.limit);
     },
 
     /**

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+import { storedStateColumns, storedStateOf } from './stored-state';
 
 export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
 export const CHANGELOG_UID = 'plugin::sitemap-ai.changelog-entry' as const;
@@ -28,13 +29,7 @@ function toState(row: Row): TrackedState & { pending: boolean } {
     parent: row.parent_item ? String(row.parent_item) : undefined,
     sourceUid: String(row.source_uid),
     sourceDocument: String(row.source_document),
-    checksum: String(row.checksum),
-    metaHash: String(row.meta_hash),
-    contentVersion: Number(row.content_version),
-    metaVersion: Number(row.meta_version),
-    modified: String(row.modified_at),
-    firstPublished: String(row.first_published ?? row.modified_at),
-    history: parseJson<string[]>(row.history, []),
+    ...storedStateOf(row),
     stabilityPin: optionalNumber(row.stability_pin),
     data: parseJson<ManifestItem>(row.data, {} as ManifestItem),
     content: String(row.content ?? ''),
@@ -53,13 +48,7 @@ function toRow(state: TrackedState): Row {
     parent_item: state.parent ?? null,
     source_uid: state.sourceUid,
     source_document: state.sourceDocument,
-    checksum: state.checksum,
-    meta_hash: state.metaHash,
-    content_version: state.contentVersion,
-    meta_version: state.metaVersion,
-    modified_at: state.modified,
-    first_published: state.firstPublished,
-    history: state.history,
+    ...storedStateColumns(state),
     stability_pin: state.stabilityPin ?? null,
     data: state.data,
     content: state.content,
