@@ -10,6 +10,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { buildPlugin } = require('./build-plugin');
 
 const ROOT = path.resolve(__dirname, '..');
 const PLAYGROUND = path.join(ROOT, 'playground');
@@ -40,8 +41,8 @@ async function ensureAdminUser(strapi) {
 }
 
 async function main() {
-  console.log('[demo] compiling the plugin server');
-  run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], ROOT);
+  console.log('[demo] building the plugin (strapi-plugin build)');
+  if (buildPlugin({ silent: true }) !== 0) process.exit(1);
 
   const withAdmin = process.env.DEMO_ADMIN !== 'false';
   if (withAdmin && !fs.existsSync(path.join(PLAYGROUND, 'build', 'index.html'))) {

@@ -14,8 +14,8 @@ import {
   USAGE_KINDS,
   USAGE_VALUES,
   WEBHOOK_SECRET_MIN_LENGTH,
-} from '../server/src/core/constants';
-import { isHttpUrl, patternPlaceholders } from '../server/src/core/urls';
+} from './constants';
+import { isHttpUrl, patternPlaceholders } from './urls';
 import type { EditableSettings, SettingsFieldError } from './contracts/admin';
 
 /** What GET /sitemap-ai/settings answers for a webhook secret that is set; a PUT with it keeps the stored one. */

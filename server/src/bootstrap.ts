@@ -17,7 +17,9 @@ const ACTION_NAMES: Record<string, { displayName: string; subCategory: string }>
  * webhook delivery loop.
  */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
-  await strapi.admin.services.permission.actionProvider.registerMany(
+  const permission = strapi.admin.services.permission;
+  if (!permission) throw new Error('sitemap-ai needs the admin permission service of Strapi 5');
+  await permission.actionProvider.registerMany(
     Object.entries(ACTION_NAMES).map(([uid, { displayName, subCategory }]) => ({
       section: 'plugins',
       displayName,

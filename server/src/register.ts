@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { METADATA_ATTRIBUTE } from './core/constants';
+import { METADATA_ATTRIBUTE } from '../../shared/constants';
 import { ConfigError } from './core/errors';
 import { createTrackChangesMiddleware } from './middlewares/track-changes';
 import { getService } from './utils/get-service';

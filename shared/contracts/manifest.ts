@@ -2,9 +2,87 @@
  * Public contract of the sitemap-ai content API (SPEC §6): request parameters
  * and response envelopes, shared by the server and the admin.
  */
-import type { ManifestItem } from '../../server/src/core/types';
+import type { ChunkRule, ItemType, UsageKind, UsageValue } from '../constants';
+import type { EvidenceLink } from './admin';
 
-export type { ManifestItem };
+export type Usage = Record<UsageKind, UsageValue>;
+
+export interface EmbeddingHint {
+  chunk: ChunkRule;
+  max_tokens: number;
+  stop_sequences?: string[];
+}
+
+export interface Citation {
+  apa: string;
+  bibtex: string;
+}
+
+export interface ChangelogEntry {
+  date: string;
+  version: string;
+  desc: string;
+}
+
+export interface Column {
+  name: string;
+  unit?: string;
+  datatype?: string;
+  description?: string;
+}
+
+export interface BoundingBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  label?: string;
+}
+
+/** A manifest item as published (SPEC §3), snake_case. */
+export interface ManifestItem {
+  id: string;
+  url: string;
+  type: ItemType;
+  parent?: string;
+  lang: string;
+  alt_of?: string;
+  title?: string;
+  topics?: string[];
+  entity_ids?: string[];
+  related?: string[];
+  license: string;
+  usage: Usage;
+  checksum: string;
+  version: string;
+  modified: string;
+  stability_score?: number;
+  revisit_after?: string;
+  evidence?: EvidenceLink[];
+  schema?: string[];
+  embedding_hint?: EmbeddingHint;
+  citation?: Citation;
+  changelog?: ChangelogEntry[];
+  signals?: {
+    canonical?: string;
+    author_id?: string;
+    author?: string;
+    first_published?: string;
+  };
+  content_url: string;
+  columns?: Column[];
+  units?: string[];
+  source_method?: string;
+  update_cycle?: string;
+  alt?: string;
+  caption?: string;
+  dpi?: number;
+  bounding_boxes?: BoundingBox[];
+  media_url?: string;
+  file_url?: string;
+  file_checksum?: string;
+}
+
 
 export interface ManifestQuery {
   limit: number;

@@ -2,7 +2,7 @@
  * Contract of the webhook delivery log and the "send test event" button
  * (SPEC §6 events), shared by the server and the admin.
  */
-import type { WebhookDeliveryStatus } from '../../server/src/core/constants';
+import type { WebhookDeliveryStatus } from '../constants';
 
 export type { WebhookDeliveryStatus };
 

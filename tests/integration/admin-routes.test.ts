@@ -18,7 +18,9 @@ describe('admin routes of the plugin', () => {
   });
 
   it('registers the plugin permissions', async () => {
-    const actions = app.strapi.admin.services.permission.actionProvider.values().map((a: { actionId: string }) => a.actionId);
+    const permission = app.strapi.admin.services.permission;
+    expect(permission).toBeDefined();
+    const actions = permission!.actionProvider.values().map((a: { actionId: string }) => a.actionId);
     for (const action of ['settings.read', 'settings.update', 'fields.edit', 'rebuild', 'dashboard.read']) {
       expect(actions).toContain(`plugin::sitemap-ai.${action}`);
     }

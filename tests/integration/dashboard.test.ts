@@ -141,11 +141,11 @@ describe.each(testDatabases())('dashboard, access log, readiness and the CLI val
     await documents.publish({ documentId: doc.documentId, locale: 'en' });
     await app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
 
-    const stale = await app.http.get(`${API}/fragments/${id}`).set('User-Agent', GPTBOT).set('If-None-Match', fragment.headers.etag).expect(200);
+    const stale = await app.http.get(`${API}/fragments/${id}`).set('User-Agent', GPTBOT).set('If-None-Match', String(fragment.headers.etag)).expect(200);
     const after = stale.body.item as ManifestItem;
     expect(after.version).not.toBe(before.version);
-    await app.http.get(`${API}/fragments/${id}/content`).set('User-Agent', CLAUDEBOT).set('If-None-Match', content.headers.etag).expect(200);
-    await app.http.get(`${API}/fragments/${id}`).set('User-Agent', GPTBOT).set('If-None-Match', stale.headers.etag).expect(304);
+    await app.http.get(`${API}/fragments/${id}/content`).set('User-Agent', CLAUDEBOT).set('If-None-Match', String(content.headers.etag)).expect(200);
+    await app.http.get(`${API}/fragments/${id}`).set('User-Agent', GPTBOT).set('If-None-Match', String(stale.headers.etag)).expect(304);
 
     await accessLog().flush();
     const entries = (await accessLog().list()).filter((e) => e.itemId === id);

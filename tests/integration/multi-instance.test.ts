@@ -8,7 +8,7 @@ import { createLockRepository } from '../../server/src/repositories/lock-reposit
 const TICK_SECONDS = 2;
 const SCHEDULE = { SITEMAP_AI_SCHEDULE: 'true', SITEMAP_AI_CRON: `*/${TICK_SECONDS} * * * * *` };
 
-function waitFor(child: ChildProcessWithoutNullStreams, line: string, output: string[], timeoutMs = 60_000): Promise<void> {
+function waitFor(line: string, output: string[], timeoutMs = 60_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`instance B did not print "${line}": ${output.join('')}`)), timeoutMs);
     const check = () => {
@@ -41,7 +41,7 @@ describe.runIf(testDatabases().includes('postgres'))('two Strapi instances on on
     });
     b.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     b.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    await waitFor(b, 'ready', output);
+    await waitFor('ready', output);
   });
 
   afterAll(async () => {
@@ -65,7 +65,7 @@ describe.runIf(testDatabases().includes('postgres'))('two Strapi instances on on
         await documents.publish({ documentId: doc.documentId, locale: 'en' });
       }),
     );
-    await waitFor(b, 'published', output);
+    await waitFor('published', output);
     // Let several ticks pass on both instances
     await new Promise((r) => setTimeout(r, TICK_SECONDS * 4 * 1000));
     const exited = new Promise((r) => b.once('exit', r));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACTIONS, actionUid } from '../../server/src/core/actions';
-import { PLUGIN_ID } from '../../server/src/core/constants';
+import { PLUGIN_ID } from '../../shared/constants';
 
 describe('RBAC actions', () => {
   it('Given each plugin action, When its uid is made, Then it is plugin::sitemap-ai.<action>, as Strapi registers it', () => {

@@ -12,7 +12,7 @@ import {
 } from '../../admin/src/utils/labels';
 import en from '../../admin/src/translations/en.json';
 import sk from '../../admin/src/translations/sk.json';
-import * as server from '../../server/src/core/constants';
+import * as server from '../../shared/constants';
 import { READINESS_CHECK_IDS } from '../../server/src/core/readiness';
 
 /* The translation keys of the contract's enums (admin/src/utils/labels.ts) and the lists the Settings page offers. */

@@ -18,7 +18,7 @@ import {
   splitTags,
   validateOverride,
 } from '../../admin/src/utils/metadata';
-import * as serverConstants from '../../server/src/core/constants';
+import * as serverConstants from '../../shared/constants';
 import { metadataOverrideSchema } from '../../server/src/core/metadata';
 import type { EntryMetadata, MetadataOverride } from '../../shared/contracts/admin';
 

@@ -193,12 +193,21 @@ describe('public API surface', () => {
     expect(source).not.toMatch(/\brequire\(/);
   });
 
-  it('Given package.json, When the anchors entry point is read, Then it points at the compiled anchors module', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+  it('Given package.json, When its public entry points are read, Then each names its source and its built CJS, ESM and types in that order', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+    expect(Object.keys(pkg.exports).sort()).toEqual(['./anchors', './package.json', './strapi-admin', './strapi-server', './webhooks']);
     expect(pkg.exports['./anchors']).toEqual({
-      types: './dist/server/src/core/anchors.d.ts',
-      default: './dist/server/src/core/anchors.js',
+      types: './dist/anchors/anchors.d.ts',
+      source: './server/src/core/anchors.ts',
+      import: './dist/anchors/index.mjs',
+      require: './dist/anchors/index.js',
+      default: './dist/anchors/index.js',
     });
+    for (const [key, entry] of Object.entries(pkg.exports)) {
+      if (typeof entry === 'string') continue;
+      expect(Object.keys(entry), key).toEqual(['types', 'source', 'import', 'require', 'default']);
+      expect(() => readFileSync(join(ROOT, entry.source!)), `${key} source`).not.toThrow();
+    }
   });
 
   it('Given the core modules, When their sources are read, Then none imports Strapi or touches a global strapi', () => {

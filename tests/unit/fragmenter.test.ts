@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checksumOf } from '../../server/src/core/canonical';
-import { FRAGMENT_TYPES, type FragmentType } from '../../server/src/core/constants';
+import { FRAGMENT_TYPES, type FragmentType } from '../../shared/constants';
 import { InvalidRichTextError } from '../../server/src/core/errors';
 import { columnFromHeader, fragmentEntry, type FragmentOptions } from '../../server/src/core/fragmenter';
 import type { EntrySource, Fragment } from '../../server/src/core/types';

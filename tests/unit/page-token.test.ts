@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PAGE_TOKEN_MAX_LENGTH } from '../../server/src/core/constants';
+import { PAGE_TOKEN_MAX_LENGTH } from '../../shared/constants';
 import { InvalidPageTokenError } from '../../server/src/core/errors';
 import { decodePageToken, encodePageToken, type PagePosition } from '../../server/src/core/page-token';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_USAGE, USAGE_KINDS, type UsageValue } from '../../server/src/core/constants';
+import { DEFAULT_USAGE, USAGE_KINDS, type UsageValue } from '../../shared/constants';
 import { mergeEvidence, metadataLayer, normaliseTopics, resolvePolicy, type PolicyLayer } from '../../server/src/core/policy';
 
 const SITE_LICENSE = 'https://example.com/license#tdm';

@@ -14,7 +14,7 @@ import {
   shareSummary,
 } from '../../server/src/core/readiness';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
-import { SCHEMA_ID } from '../../server/src/core/constants';
+import { SCHEMA_ID } from '../../shared/constants';
 import type { ManifestItem } from '../../server/src/core/types';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');

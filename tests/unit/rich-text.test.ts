@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { marked, type Token, type Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { MAX_RICH_TEXT_CHARS } from '../../server/src/core/constants';
+import { MAX_RICH_TEXT_CHARS } from '../../shared/constants';
 import { InvalidRichTextError } from '../../server/src/core/errors';
 import { blocksToMarkdown, escapeMarkdown, htmlToMarkdown, richTextToMarkdown } from '../../server/src/core/rich-text';
 

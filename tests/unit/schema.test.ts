@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_ID, SPEC_VERSION } from '../../server/src/core/constants';
+import { SCHEMA_ID, SPEC_VERSION } from '../../shared/constants';
 import { buildEntryItems, finalizeDraft, servedItem, storedItem, versionItem } from '../../server/src/core/items';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
 import type { ManifestItem } from '../../server/src/core/types';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { absoluteUrl, fillPathPattern, isHttpUrl, isSameSite, patternPlaceholders } from '../../server/src/core/urls';
+import { absoluteUrl, fillPathPattern, isHttpUrl, isSameSite, patternPlaceholders } from '../../shared/urls';
 
 describe('isHttpUrl', () => {
   it.each(['https://example.com', 'http://localhost:1337/uploads/a.png', 'https://例え.jp/パス'])('Given %j, When checked, Then it is an http(s) URL', (url) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { create } from 'xmlbuilder2';
-import { XML_NAMESPACE } from '../../server/src/core/constants';
+import { XML_NAMESPACE } from '../../shared/constants';
 import { buildEntryItems, finalizeDraft, servedItem, storedItem, versionItem } from '../../server/src/core/items';
 import type { ManifestItem } from '../../server/src/core/types';
 import { manifestPageToXml, type XmlPage } from '../../server/src/core/xml';

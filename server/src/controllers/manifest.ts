@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { SPEC_VERSION } from '../core/constants';
+import { SPEC_VERSION } from '../../../shared/constants';
 import { validateChangelogParams, validateDeltaParams, validateItemId, validateManifestParams } from '../core/params';
 import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ITEM_ID_MAX_LENGTH } from './constants';
+import { ITEM_ID_MAX_LENGTH } from '../../../shared/constants';
 
 /**
  * The access log of the public routes (SPEC §8, §9): what a request was for,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CHECKSUM_PREFIX } from './constants';
+import { CHECKSUM_PREFIX } from '../../../shared/constants';
 
 /**
  * Canonical text of a fragment (SPEC §3 `checksum`): Unicode NFC, LF line

@@ -13,9 +13,9 @@ import {
   USAGE_VALUES,
   WEBHOOK_EVENTS,
   WEBHOOK_SECRET_MIN_LENGTH,
-} from './constants';
+} from '../../../shared/constants';
 import { ConfigError } from './errors';
-import { isHttpUrl, patternPlaceholders } from './urls';
+import { isHttpUrl, patternPlaceholders } from '../../../shared/urls';
 
 const httpUrl = z
   .string()

@@ -1,8 +1,8 @@
-import { METADATA_ATTRIBUTE } from './constants';
+import { METADATA_ATTRIBUTE } from '../../../shared/constants';
 import type { ContentTypeConfig } from './config';
 import { ConfigError } from './errors';
 import type { RichTextFormat } from './types';
-import { patternPlaceholders } from './urls';
+import { patternPlaceholders } from '../../../shared/urls';
 
 /** The part of a Strapi attribute definition the field map reads. */
 export interface AttributeDef {

@@ -1,9 +1,9 @@
 import { marked, type Token, type Tokens } from 'marked';
 import { AnchorRegistry, slugify, subFragmentAnchor } from './anchors';
 import { canonicalText } from './canonical';
-import { DEFAULT_FAQ_HEADINGS, type ChunkRule, type FragmentType } from './constants';
+import { DEFAULT_FAQ_HEADINGS, type ChunkRule, type FragmentType } from '../../../shared/constants';
 import { richTextToMarkdown } from './rich-text';
-import { absoluteUrl, isHttpUrl } from './urls';
+import { absoluteUrl, isHttpUrl } from '../../../shared/urls';
 import type { Column, DatasetSource, EntrySource, Fragment, FragmentedEntry, TableSource } from './types';
 
 export interface FragmentOptions {

@@ -1,11 +1,11 @@
 import { canonicalText, checksumOf, sha256Hex, stableStringify } from './canonical';
 import { buildCitation } from './citation';
-import { ID_SEPARATOR, type ChunkRule, type FragmentType } from './constants';
+import { ID_SEPARATOR, type ChunkRule, type FragmentType } from '../../../shared/constants';
 import { fragmentEntry } from './fragmenter';
 import { slugify } from './anchors';
 import { mergeEvidence, metadataLayer, normaliseTopics, resolvePolicy, type PolicyLayer } from './policy';
 import { meanChangeIntervalDays, meanDaysForScore, revisitAfter, stabilityScore } from './stability';
-import { fillPathPattern, isSameSite } from './urls';
+import { fillPathPattern, isSameSite } from '../../../shared/urls';
 import type {
   EntrySource,
   Fragment,

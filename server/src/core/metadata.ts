@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { usageOverrideSchema } from './config';
-import { isHttpUrl } from './urls';
+import { isHttpUrl } from '../../../shared/urls';
 import type { EntryMetadata, MetadataOverride } from './types';
 
 /** Wikidata QIDs and other knowledge-graph ids (`Q2013`, `wd:Q2013`, `https://…`). */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ITEM_ID_MAX_LENGTH, PAGE_TOKEN_MAX_LENGTH, PAGE_TOKEN_VERSION } from './constants';
+import { ITEM_ID_MAX_LENGTH, PAGE_TOKEN_MAX_LENGTH, PAGE_TOKEN_VERSION } from '../../../shared/constants';
 import { InvalidPageTokenError } from './errors';
 
 /**

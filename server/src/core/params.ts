@@ -1,4 +1,4 @@
-import { ITEM_ID_MAX_LENGTH, ITEM_TYPES, PAGE_TOKEN_MAX_LENGTH, type ItemType } from './constants';
+import { ITEM_ID_MAX_LENGTH, ITEM_TYPES, PAGE_TOKEN_MAX_LENGTH, type ItemType } from '../../../shared/constants';
 import { InvalidParameterError } from './errors';
 
 /** Query parameters as Koa parses them: strings, arrays for repeats, nested objects for `a[b]`. */

@@ -1,6 +1,6 @@
-import { DEFAULT_USAGE, USAGE_KINDS } from './constants';
+import { DEFAULT_USAGE, USAGE_KINDS } from '../../../shared/constants';
 import type { EmbeddingHint, EvidenceLink, MetadataOverride, Usage } from './types';
-import type { ChunkRule } from './constants';
+import type { ChunkRule } from '../../../shared/constants';
 
 /** One level of the policy cascade: site, content type, entry or fragment. */
 export interface PolicyLayer {

@@ -1,4 +1,4 @@
-import { CHUNK_RULES } from './constants';
+import { CHUNK_RULES } from '../../../shared/constants';
 import type { ManifestItem } from './types';
 
 /**

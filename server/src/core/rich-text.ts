@@ -1,6 +1,6 @@
 import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
-import { MAX_RICH_TEXT_CHARS } from './constants';
+import { MAX_RICH_TEXT_CHARS } from '../../../shared/constants';
 import { InvalidRichTextError } from './errors';
 import type { RichTextSource } from './types';
 

@@ -1,4 +1,4 @@
-import { CHUNK_RULES, ITEM_TYPES, SCHEMA_ID, SPEC_VERSION, USAGE_VALUES } from './constants';
+import { CHUNK_RULES, ITEM_TYPES, SCHEMA_ID, SPEC_VERSION, USAGE_VALUES } from '../../../shared/constants';
 
 const usageValue = { enum: [...USAGE_VALUES] };
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true };

@@ -1,5 +1,5 @@
 import { pluginConfigSchema, type PluginConfig } from './config';
-import { DEFAULT_USAGE, FRAGMENT_TYPES, WEBHOOK_EVENTS } from './constants';
+import { DEFAULT_USAGE, FRAGMENT_TYPES, WEBHOOK_EVENTS } from '../../../shared/constants';
 import { SECRET_MASK, settingsFieldError, settingsIssues } from '../../../shared/settings-schema';
 import type { ContentTypeSettings, EditableSettings, SettingsFieldError } from '../../../shared/contracts/admin';
 

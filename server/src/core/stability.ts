@@ -1,4 +1,4 @@
-import { REVISIT_MAX_DAYS, REVISIT_MIN_DAYS, STABILITY_SCALE_DAYS } from './constants';
+import { REVISIT_MAX_DAYS, REVISIT_MIN_DAYS, STABILITY_SCALE_DAYS } from '../../../shared/constants';
 
 const DAY_MS = 86_400_000;
 

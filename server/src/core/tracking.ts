@@ -1,4 +1,4 @@
-import { HISTORY_MAX_LENGTH } from './constants';
+import { HISTORY_MAX_LENGTH } from '../../../shared/constants';
 import { storedItem, versionString } from './items';
 import type { ChangelogEntry, ItemDraft, ManifestItem, StoredItemState } from './types';
 

@@ -1,42 +1,19 @@
-import type { ChunkRule, FragmentType, ItemType, UsageKind, UsageValue } from './constants';
+import type { FragmentType, ItemType } from '../../../shared/constants';
 import type { EntryMetadata, EvidenceLink, MetadataOverride } from '../../../shared/contracts/admin';
+import type {
+  BoundingBox,
+  ChangelogEntry,
+  Citation,
+  Column,
+  EmbeddingHint,
+  ManifestItem,
+  Usage,
+} from '../../../shared/contracts/manifest';
 
 /** Editors' values: defined once in the admin contract, which the admin panel edits. */
 export type { EntryMetadata, EvidenceLink, MetadataOverride };
-
-export type Usage = Record<UsageKind, UsageValue>;
-
-export interface EmbeddingHint {
-  chunk: ChunkRule;
-  max_tokens: number;
-  stop_sequences?: string[];
-}
-
-export interface Citation {
-  apa: string;
-  bibtex: string;
-}
-
-export interface ChangelogEntry {
-  date: string;
-  version: string;
-  desc: string;
-}
-
-export interface Column {
-  name: string;
-  unit?: string;
-  datatype?: string;
-  description?: string;
-}
-
-export interface BoundingBox {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  label?: string;
-}
+/** The published item and its parts: defined once in the public contract. */
+export type { BoundingBox, ChangelogEntry, Citation, Column, EmbeddingHint, ManifestItem, Usage };
 
 /** A media file as the fragmenter needs it. */
 export interface MediaSource {
@@ -144,50 +121,6 @@ export interface FragmentedEntry {
   text: string;
   links: string[];
   fragments: Fragment[];
-}
-
-/** A manifest item as published (SPEC §3), snake_case. */
-export interface ManifestItem {
-  id: string;
-  url: string;
-  type: ItemType;
-  parent?: string;
-  lang: string;
-  alt_of?: string;
-  title?: string;
-  topics?: string[];
-  entity_ids?: string[];
-  related?: string[];
-  license: string;
-  usage: Usage;
-  checksum: string;
-  version: string;
-  modified: string;
-  stability_score?: number;
-  revisit_after?: string;
-  evidence?: EvidenceLink[];
-  schema?: string[];
-  embedding_hint?: EmbeddingHint;
-  citation?: Citation;
-  changelog?: ChangelogEntry[];
-  signals?: {
-    canonical?: string;
-    author_id?: string;
-    author?: string;
-    first_published?: string;
-  };
-  content_url: string;
-  columns?: Column[];
-  units?: string[];
-  source_method?: string;
-  update_cycle?: string;
-  alt?: string;
-  caption?: string;
-  dpi?: number;
-  bounding_boxes?: BoundingBox[];
-  media_url?: string;
-  file_url?: string;
-  file_checksum?: string;
 }
 
 /**

@@ -3,8 +3,8 @@
  * bodies, signatures, retry schedule, IndexNow request bodies. No I/O.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { INDEXNOW_MAX_URLS, WEBHOOK_SIGNATURE_TOLERANCE_SECONDS } from './constants';
-import { isHttpUrl } from './urls';
+import { INDEXNOW_MAX_URLS, WEBHOOK_SIGNATURE_TOLERANCE_SECONDS } from '../../../shared/constants';
+import { isHttpUrl } from '../../../shared/urls';
 
 /** SPEC §6 events: the body of a `manifest.updated` delivery (field names are public contract). */
 export interface ManifestUpdatedEvent {

@@ -1,6 +1,6 @@
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
-import { SPEC_VERSION, XML_NAMESPACE } from './constants';
+import { SPEC_VERSION, XML_NAMESPACE } from '../../../shared/constants';
 import type { ManifestItem } from './types';
 
 /** Element name of one member of each list field. */

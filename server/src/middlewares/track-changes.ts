@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import { ACTIONS, actionUid } from '../core/actions';
 import { stableStringify } from '../core/canonical';
-import { METADATA_ATTRIBUTE } from '../core/constants';
+import { METADATA_ATTRIBUTE } from '../../../shared/constants';
 import { entryMetadataSchema } from '../core/metadata';
 import { createDirtyRepository } from '../repositories/dirty-repository';
 import { createSourceRepository } from '../repositories/source-repository';

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { ITEM_TYPES, OPEN_SNAPSHOT } from '../core/constants';
+import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { storedStateColumns, storedStateOf } from './stored-state';

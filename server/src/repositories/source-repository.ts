@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Core } from '@strapi/strapi';
 import { sha256Hex } from '../core/canonical';
-import { METADATA_ATTRIBUTE } from '../core/constants';
+import { METADATA_ATTRIBUTE } from '../../../shared/constants';
 import type { FieldMap } from '../core/field-map';
 import { readEntryMetadata, type MetadataProblem } from '../core/metadata';
 import type { Column, EntrySource, MediaSource } from '../core/types';

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import type { WebhookDeliveryStatus } from '../core/constants';
+import type { WebhookDeliveryStatus } from '../../../shared/constants';
 import type { WebhookDelivery } from '../../../shared/contracts/webhooks';
 
 export const WEBHOOK_DELIVERY_UID = 'plugin::sitemap-ai.webhook-delivery' as const;

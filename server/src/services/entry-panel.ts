@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
-import { USAGE_KINDS, type UsageKind } from '../core/constants';
+import { USAGE_KINDS, type UsageKind } from '../../../shared/constants';
 import { InvalidParameterError } from '../core/errors';
 import { buildEntryItems, finalizeDraft, linkTranslations, versionString, type SiteContext } from '../core/items';
 import { metadataLayer, resolvePolicy, type PolicyLayer } from '../core/policy';

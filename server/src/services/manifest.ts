@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { SPEC_VERSION } from '../core/constants';
+import { SPEC_VERSION } from '../../../shared/constants';
 import { DeltaTooOldError, InvalidPageTokenError, InvalidParameterError, ItemNotFoundError, NoSnapshotError, SnapshotGoneError } from '../core/errors';
 import { servedItem } from '../core/items';
 import { decodePageToken, encodePageToken } from '../core/page-token';

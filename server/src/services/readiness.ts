@@ -1,7 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Core } from '@strapi/strapi';
-import { PAGE_LIMIT_MAX, SCHEMA_ID } from '../core/constants';
+import { PAGE_LIMIT_MAX, SCHEMA_ID } from '../../../shared/constants';
 import { NoSnapshotError } from '../core/errors';
 import { READINESS_CHECK_IDS, ReadinessTally, contentManagerEditPath, type ItemCheckResult, type ItemFailure } from '../core/readiness';
 import { MANIFEST_SCHEMA } from '../core/schema';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { validate as isCronExpression } from 'node-cron';
 import type { Core } from '@strapi/strapi';
 import { parsePluginConfig, type PluginConfig } from '../core/config';
-import { FRAGMENT_TYPES, PLUGIN_ID } from '../core/constants';
+import { FRAGMENT_TYPES, PLUGIN_ID } from '../../../shared/constants';
 import { ConfigError } from '../core/errors';
 import { resolveFieldMap, type Attributes, type FieldMap } from '../core/field-map';
 import type { SiteContext, TypePolicy } from '../core/items';

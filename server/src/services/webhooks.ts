@@ -8,9 +8,9 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_USER_AGENT,
   type WebhookDeliveryStatus,
-} from '../core/constants';
+} from '../../../shared/constants';
 import { InvalidParameterError } from '../core/errors';
-import { isHttpUrl } from '../core/urls';
+import { isHttpUrl } from '../../../shared/urls';
 import { backoffDelay, indexNowBodies, pingEvent, signPayload, type WebhookEvent } from '../core/webhooks';
 import { createWebhookRepository, type WebhookDeliveryRecord } from '../repositories/webhook-repository';
 import { getService } from '../utils/get-service';

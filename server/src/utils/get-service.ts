@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { PLUGIN_ID } from '../core/constants';
+import { PLUGIN_ID } from '../../../shared/constants';
 import type services from '../services';
 
 type Services = typeof services;

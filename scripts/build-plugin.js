@@ -1,0 +1,39 @@
+'use strict';
+
+/**
+ * Builds the package the way it is published: `strapi-plugin build` (server, admin and the
+ * public subpaths into dist/, CJS + ESM + declarations), then keeps in each public subpath
+ * folder only the declaration of its own entry (the bundler emits one for every sibling
+ * module, whose imports point outside dist/).
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** Public subpaths built from a single core module: each keeps `<entry>.d.ts` only. */
+function pruneSubpathTypes() {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  for (const [key, entry] of Object.entries(pkg.exports)) {
+    if (typeof entry === 'string' || key === './strapi-server' || key === './strapi-admin') continue;
+    const dir = path.join(ROOT, path.dirname(entry.types));
+    const keep = path.basename(entry.types);
+    for (const file of fs.readdirSync(dir)) {
+      if (file.endsWith('.d.ts') && file !== keep) fs.rmSync(path.join(dir, file));
+    }
+  }
+}
+
+function buildPlugin({ silent = false } = {}) {
+  const cli = path.join(ROOT, 'node_modules', '@strapi', 'sdk-plugin', 'bin', 'strapi-plugin.js');
+  const args = [cli, 'build', ...(silent ? ['--silent'] : [])];
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: process.env });
+  if (result.status !== 0) return result.status || 1;
+  pruneSubpathTypes();
+  return 0;
+}
+
+module.exports = { buildPlugin, ROOT };
+
+if (require.main === module) process.exit(buildPlugin({ silent: process.argv.includes('--silent') }));
