@@ -6,7 +6,6 @@
  * then a full and an incremental rebuild and a complete crawl on a booted
  * playground (SQLite) with generated articles. BENCH_ENTRIES sets the count.
  */
-const { spawnSync } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 const fs = require('node:fs');

@@ -143,6 +143,7 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
 
   it('refuses every bad field at once with a 400 naming each, and stores nothing', async () => {
     const before = await read();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deliberately ill-typed values
     const settings = clone(before.settings) as unknown as Record<string, any>;
     settings.siteUrl = 'example.com';
     settings.defaults.usage.train = 'sometimes';

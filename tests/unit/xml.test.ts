@@ -10,6 +10,7 @@ const NAME = '[A-Za-z_][A-Za-z0-9_.-]*';
 const ATTRIBUTE_VALUE = '"(?:[^"<&]|&(?:amp|lt|gt|quot|apos|#\\d+|#x[0-9a-fA-F]+);)*"';
 const TAG = new RegExp(`^<(/?)(${NAME})((?:\\s+${NAME}=${ATTRIBUTE_VALUE})*)\\s*(/?)>`);
 const TEXT = /^(?:[^<&]|&(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)+/;
+// eslint-disable-next-line no-control-regex -- the characters XML 1.0 forbids
 const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
 /**

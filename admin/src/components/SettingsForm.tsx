@@ -34,7 +34,12 @@ export function SettingsForm({ data, canUpdate, onSaved }: SettingsFormProps) {
   const disabled = !canUpdate || saving;
   const modified = React.useMemo(() => JSON.stringify(draft) !== JSON.stringify(data.settings), [draft, data.settings]);
 
-  React.useEffect(() => setDraft(data.settings), [data.settings]);
+  // New stored settings (after a save or a reload) replace the draft, adjusted during render.
+  const [shown, setShown] = React.useState(data.settings);
+  if (shown !== data.settings) {
+    setShown(data.settings);
+    setDraft(data.settings);
+  }
 
   const change = (next: EditableSettings) => {
     setDraft(next);

@@ -12,6 +12,14 @@ export interface AdminGet<T> {
   reload: () => void;
 }
 
+interface Settled<T> {
+  key: string;
+  tick: number;
+  status: 'success' | 'error';
+  data: T | undefined;
+  error: RequestError | undefined;
+}
+
 /**
  * GET an admin endpoint answering `{ data }` (shared/contracts/admin.ts), in an
  * effect (never during render). `url === null` means "do not ask".
@@ -21,28 +29,22 @@ export function useAdminGet<T>(url: string | null, params?: Record<string, strin
   const [tick, setTick] = React.useState(0);
   const paramsKey = params ? JSON.stringify(params) : '';
   const requestKey = url === null ? null : `${url}?${paramsKey}`;
-  const [state, setState] = React.useState<Omit<AdminGet<T>, 'reload'> & { key: string | null }>({
-    key: requestKey,
-    status: url === null ? 'idle' : 'loading',
-    data: undefined,
-    error: undefined,
-  });
+  // The last settled answer, with the request and reload it answered; the status shown is derived
+  // from it, so the effect only sets state when a request settles.
+  const [settled, setSettled] = React.useState<Settled<T> | null>(null);
 
   React.useEffect(() => {
-    if (url === null) {
-      setState({ key: null, status: 'idle', data: undefined, error: undefined });
-      return undefined;
-    }
+    if (url === null) return undefined;
     let active = true;
     const key = `${url}?${paramsKey}`;
-    // A reload of the same request keeps showing the last answer; another request starts empty.
-    setState((previous) => ({ key, status: 'loading', data: previous.key === key ? previous.data : undefined, error: undefined }));
     get<{ data: T }>(url, paramsKey ? { params: JSON.parse(paramsKey) as Record<string, string> } : undefined)
       .then((response) => {
-        if (active) setState({ key, status: 'success', data: response.data.data, error: undefined });
+        if (active) setSettled({ key, tick, status: 'success', data: response.data.data, error: undefined });
       })
       .catch((error: unknown) => {
-        if (active && !isAbort(error)) setState({ key, status: 'error', data: undefined, error: toRequestError(error) });
+        if (active && !isAbort(error)) {
+          setSettled({ key, tick, status: 'error', data: undefined, error: toRequestError(error) });
+        }
       });
     return () => {
       active = false;
@@ -50,10 +52,14 @@ export function useAdminGet<T>(url: string | null, params?: Record<string, strin
   }, [get, url, paramsKey, tick]);
 
   const reload = React.useCallback(() => setTick((value) => value + 1), []);
-  if (state.key !== requestKey) {
-    // The request changed and its effect has not run yet: do not show the previous answer.
-    return { status: requestKey === null ? 'idle' : 'loading', data: undefined, error: undefined, reload };
+  if (requestKey === null) return { status: 'idle', data: undefined, error: undefined, reload };
+  if (settled === null || settled.key !== requestKey) {
+    // Another request than the one answered: do not show the previous answer.
+    return { status: 'loading', data: undefined, error: undefined, reload };
   }
-  const { status, data, error } = state;
-  return { status, data, error, reload };
+  if (settled.tick !== tick) {
+    // A reload of the same request keeps showing the last answer while it runs.
+    return { status: 'loading', data: settled.data, error: undefined, reload };
+  }
+  return { status: settled.status, data: settled.data, error: settled.error, reload };
 }

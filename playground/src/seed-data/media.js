@@ -6,7 +6,7 @@
  * directly, without the upload plugin's processing (no sharp, no thumbnails).
  */
 
-const crypto = require('crypto');
+const { createHash } = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
@@ -206,7 +206,7 @@ const buildFiles = () =>
     const bytes = isImage
       ? encodePng(W, H, (x, y) => file.pixel(x, y, W, H))
       : Buffer.from(file.text, 'utf8');
-    const digest = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 10);
+    const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 10);
     return {
       ...file,
       ext,

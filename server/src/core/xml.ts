@@ -36,6 +36,7 @@ function append(parent: XMLBuilder, name: string, value: unknown): void {
 
 /** Characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) are dropped. */
 function xmlText(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching the control characters XML forbids is the point
   return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
 }
 
