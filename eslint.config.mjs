@@ -28,7 +28,10 @@ export default tseslint.config(
         // `require(x) as typeof import(x)` is how the tests load CommonJS-only clients.
         { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false },
       ],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
     },
   },
   {
@@ -42,7 +45,10 @@ export default tseslint.config(
     languageOptions: { globals: globals.node, sourceType: 'commonjs' },
     rules: {
       '@typescript-eslint/no-require-imports': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   { files: ['**/*.mjs'], languageOptions: { sourceType: 'module' } },

@@ -25,7 +25,13 @@ const PKG = (() => {
   }
 })();
 
-const DEFAULTS = { prefix: '/api/sitemap-ai', sample: 50, limit: 1000, timeout: 30_000, concurrency: 8 };
+const DEFAULTS = {
+  prefix: '/api/sitemap-ai',
+  sample: 50,
+  limit: 1000,
+  timeout: 30_000,
+  concurrency: 8,
+};
 const REQUIRED_FIELDS = ['id', 'url', 'type', 'lang', 'license', 'version', 'checksum'];
 const CHUNK_RULES = ['by_h2', 'by_h3', 'whole'];
 const EVIDENCE_TARGET = 0.9;
@@ -60,12 +66,16 @@ class UsageError extends Error {}
 function parseArgs(argv) {
   const options = { ...DEFAULTS, all: false, json: false, strict: false, help: false, base: null };
   const positive = (name, value) => {
-    if (!/^[0-9]{1,9}$/.test(value ?? '') || Number(value) < 1) throw new UsageError(`${name} needs a whole number >= 1`);
+    if (!/^[0-9]{1,9}$/.test(value ?? '') || Number(value) < 1)
+      throw new UsageError(`${name} needs a whole number >= 1`);
     return Number(value);
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const value = () => {
       if (inline !== undefined) return inline;
       i += 1;
@@ -106,7 +116,8 @@ function parseArgs(argv) {
       }
       default:
         if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
-        if (options.base) throw new UsageError(`one base URL only (got ${options.base} and ${arg})`);
+        if (options.base)
+          throw new UsageError(`one base URL only (got ${options.base} and ${arg})`);
         options.base = arg;
     }
   }
@@ -118,7 +129,8 @@ function parseArgs(argv) {
   } catch {
     throw new UsageError(`not a URL: ${options.base}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('the base URL must be http(s)');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError('the base URL must be http(s)');
   url.search = '';
   url.hash = '';
   const base = url.toString().replace(/\/+$/, '');
@@ -151,7 +163,10 @@ async function get(url, options, accept) {
       return { status: response.status, headers: response.headers, body };
     } catch (error) {
       const cause = error && error.cause ? ` (${error.cause.code || error.cause.message})` : '';
-      const reason = error && error.name === 'TimeoutError' ? `timed out after ${options.timeout} ms` : `${error && error.message ? error.message : error}${cause}`;
+      const reason =
+        error && error.name === 'TimeoutError'
+          ? `timed out after ${options.timeout} ms`
+          : `${error && error.message ? error.message : error}${cause}`;
       return { status: null, error: reason };
     }
   }
@@ -207,10 +222,12 @@ const percent = (n, total) => (total === 0 ? '100' : String(Math.floor((n / tota
 
 function ajvErrors(validate) {
   const errors = validate.errors || [];
-  return errors
-    .slice(0, 3)
-    .map((e) => `${e.instancePath || '(page)'} ${e.message}`)
-    .join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more` : '');
+  return (
+    errors
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '(page)'} ${e.message}`)
+      .join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more` : '')
+  );
 }
 
 function changelogProblem(item, now) {
@@ -218,17 +235,23 @@ function changelogProblem(item, now) {
   const cutoff = now - CHANGELOG_WINDOW_DAYS * 86_400_000;
   const modified = Date.parse(item.modified);
   if (Number.isFinite(modified) && modified < cutoff) return null;
-  const recent = (Array.isArray(item.changelog) ? item.changelog : []).filter((e) => e && Date.parse(e.date) >= cutoff);
-  if (recent.length === 0) return `changed in the last ${CHANGELOG_WINDOW_DAYS} days but no changelog entry in that time`;
-  if (!recent.some((e) => e.version === item.version)) return `the changelog does not mention the current version ${item.version}`;
+  const recent = (Array.isArray(item.changelog) ? item.changelog : []).filter(
+    (e) => e && Date.parse(e.date) >= cutoff,
+  );
+  if (recent.length === 0)
+    return `changed in the last ${CHANGELOG_WINDOW_DAYS} days but no changelog entry in that time`;
+  if (!recent.some((e) => e.version === item.version))
+    return `the changelog does not mention the current version ${item.version}`;
   return null;
 }
 
 function embeddingProblem(item) {
   const hint = item.embedding_hint;
   if (!hint || typeof hint !== 'object') return 'no embedding_hint';
-  if (!CHUNK_RULES.includes(hint.chunk)) return `embedding_hint.chunk must be one of ${CHUNK_RULES.join(', ')}`;
-  if (!Number.isInteger(hint.max_tokens) || hint.max_tokens < 1) return 'embedding_hint.max_tokens must be a positive integer';
+  if (!CHUNK_RULES.includes(hint.chunk))
+    return `embedding_hint.chunk must be one of ${CHUNK_RULES.join(', ')}`;
+  if (!Number.isInteger(hint.max_tokens) || hint.max_tokens < 1)
+    return 'embedding_hint.max_tokens must be a positive integer';
   return null;
 }
 
@@ -272,9 +295,17 @@ async function validate(options) {
     permalinks: createCheck('permalinks', 'error', 'permalinks'),
     checksums: createCheck('checksums', 'error', 'checksums'),
     delta: createCheck('delta', 'error', 'delta feed'),
-    embedding: createCheck('embedding-hints', options.strict ? 'error' : 'warning', 'embedding hints'),
+    embedding: createCheck(
+      'embedding-hints',
+      options.strict ? 'error' : 'warning',
+      'embedding hints',
+    ),
     evidence: createCheck('evidence', options.strict ? 'error' : 'warning', 'evidence'),
-    changelog: createCheck('changelog-90-days', options.strict ? 'error' : 'warning', 'changelog (90 days)'),
+    changelog: createCheck(
+      'changelog-90-days',
+      options.strict ? 'error' : 'warning',
+      'changelog (90 days)',
+    ),
   };
   const result = { target: options.api, snapshot: null, items: 0, pages: 0 };
 
@@ -325,9 +356,16 @@ async function validate(options) {
         const item = index >= 0 && Array.isArray(body.items) ? body.items[index] : null;
         const message = list
           .slice(0, 3)
-          .map((e) => `${(e.instancePath || '').replace(/^\/items\/\d+/, '') || '(item)'} ${e.message}`)
+          .map(
+            (e) =>
+              `${(e.instancePath || '').replace(/^\/items\/\d+/, '') || '(item)'} ${e.message}`,
+          )
           .join('; ');
-        checks.schemaValid.fail(item ? { itemId: String(item.id), message } : { message: `page ${result.pages}: ${message}` });
+        checks.schemaValid.fail(
+          item
+            ? { itemId: String(item.id), message }
+            : { message: `page ${result.pages}: ${message}` },
+        );
       }
     }
     if (!body || typeof body !== 'object' || !Array.isArray(body.items)) {
@@ -337,8 +375,14 @@ async function validate(options) {
     }
     const id = body.snapshot && body.snapshot.id;
     if (snapshot === null) snapshot = body.snapshot || null;
-    else if (id !== snapshot.id) checks.paging.fail({ message: `page ${result.pages} came from snapshot ${id}, the first from ${snapshot.id} (a torn traversal)` });
-    if (body.items.length > options.limit) checks.paging.fail({ message: `page ${result.pages} holds ${body.items.length} items, more than limit=${options.limit}` });
+    else if (id !== snapshot.id)
+      checks.paging.fail({
+        message: `page ${result.pages} came from snapshot ${id}, the first from ${snapshot.id} (a torn traversal)`,
+      });
+    if (body.items.length > options.limit)
+      checks.paging.fail({
+        message: `page ${result.pages} holds ${body.items.length} items, more than limit=${options.limit}`,
+      });
 
     for (const item of body.items) {
       result.items += 1;
@@ -347,10 +391,12 @@ async function validate(options) {
         continue;
       }
       const itemId = nonEmpty(item.id) ? item.id : `(page ${result.pages}, no id)`;
-      if (seen.has(itemId)) checks.paging.fail({ itemId, message: 'appears more than once in the traversal' });
+      if (seen.has(itemId))
+        checks.paging.fail({ itemId, message: 'appears more than once in the traversal' });
       seen.add(itemId);
       const missing = REQUIRED_FIELDS.filter((f) => !nonEmpty(item[f]));
-      if (missing.length > 0) checks.required.fail({ itemId, message: `missing ${missing.join(', ')}` });
+      if (missing.length > 0)
+        checks.required.fail({ itemId, message: `missing ${missing.join(', ')}` });
       const hint = embeddingProblem(item);
       if (hint) checks.embedding.fail({ itemId, message: hint });
       if (item.type === 'article') {
@@ -360,14 +406,18 @@ async function validate(options) {
         if (changelog) checks.changelog.fail({ itemId, message: changelog });
       } else {
         fragments.push({ id: itemId, url: item.url, parent: item.parent });
-        if (Array.isArray(item.evidence) && item.evidence.some((e) => e && nonEmpty(e.url))) withEvidence += 1;
+        if (Array.isArray(item.evidence) && item.evidence.some((e) => e && nonEmpty(e.url)))
+          withEvidence += 1;
         else checks.evidence.fail({ itemId, message: 'no evidence link' });
       }
-      if (nonEmpty(item.id) && nonEmpty(item.checksum)) all.push({ id: item.id, checksum: item.checksum });
+      if (nonEmpty(item.id) && nonEmpty(item.checksum))
+        all.push({ id: item.id, checksum: item.checksum });
     }
     token = body.next_page_token;
     if (token !== null && typeof token !== 'string') {
-      checks.paging.fail({ message: `page ${result.pages}: next_page_token is neither a string nor null` });
+      checks.paging.fail({
+        message: `page ${result.pages}: next_page_token is neither a string nor null`,
+      });
       break;
     }
     if (token && body.items.length === 0) {
@@ -379,8 +429,11 @@ async function validate(options) {
   checks.paging.summary = crawlFailed
     ? 'the manifest could not be read to the end'
     : `${result.pages} page${result.pages === 1 ? '' : 's'} of snapshot ${snapshot ? snapshot.id : '?'}, ${result.items} items, every item once`;
-  checks.schemaValid.summary = validatePage ? `${result.items - checks.schemaValid.problemCount} of ${result.items} items valid (and every envelope)` : 'not checked (no schema)';
-  if (!validatePage) checks.schemaValid.fail({ message: 'not checked: schema.json could not be compiled' });
+  checks.schemaValid.summary = validatePage
+    ? `${result.items - checks.schemaValid.problemCount} of ${result.items} items valid (and every envelope)`
+    : 'not checked (no schema)';
+  if (!validatePage)
+    checks.schemaValid.fail({ message: 'not checked: schema.json could not be compiled' });
   checks.required.summary = `${result.items - checks.required.problemCount} of ${result.items} items carry ${REQUIRED_FIELDS.join(', ')}`;
   checks.embedding.summary = `${result.items - checks.embedding.problemCount} of ${result.items} items have an embedding hint`;
   checks.changelog.summary = `${articles - checks.changelog.problemCount} of ${articles} pages record their changes of the last ${CHANGELOG_WINDOW_DAYS} days`;
@@ -392,11 +445,28 @@ async function validate(options) {
     if (!nonEmpty(url)) continue; // counted by required-fields
     const hash = url.indexOf('#');
     const anchor = hash === -1 ? '' : url.slice(hash + 1);
-    if (anchor === '') checks.permalinks.fail({ itemId: fragment.id, message: `url ${url} has no #anchor` });
-    else if (!/^[a-z0-9][a-z0-9-]*$/.test(anchor)) checks.permalinks.fail({ itemId: fragment.id, message: `anchor #${anchor.slice(0, 80)} is not a published anchor` });
-    else if (urls.has(url)) checks.permalinks.fail({ itemId: fragment.id, message: `url ${url} is also another fragment's permalink` });
-    else if (!pageUrls.has(fragment.parent)) checks.permalinks.fail({ itemId: fragment.id, message: `its page ${fragment.parent} is not in the manifest` });
-    else if (url.slice(0, hash) !== pageUrls.get(fragment.parent)) checks.permalinks.fail({ itemId: fragment.id, message: `url ${url} is not on its page ${pageUrls.get(fragment.parent)}` });
+    if (anchor === '')
+      checks.permalinks.fail({ itemId: fragment.id, message: `url ${url} has no #anchor` });
+    else if (!/^[a-z0-9][a-z0-9-]*$/.test(anchor))
+      checks.permalinks.fail({
+        itemId: fragment.id,
+        message: `anchor #${anchor.slice(0, 80)} is not a published anchor`,
+      });
+    else if (urls.has(url))
+      checks.permalinks.fail({
+        itemId: fragment.id,
+        message: `url ${url} is also another fragment's permalink`,
+      });
+    else if (!pageUrls.has(fragment.parent))
+      checks.permalinks.fail({
+        itemId: fragment.id,
+        message: `its page ${fragment.parent} is not in the manifest`,
+      });
+    else if (url.slice(0, hash) !== pageUrls.get(fragment.parent))
+      checks.permalinks.fail({
+        itemId: fragment.id,
+        message: `url ${url} is not on its page ${pageUrls.get(fragment.parent)}`,
+      });
     urls.add(url);
   }
   checks.permalinks.summary = `${fragments.length - checks.permalinks.problemCount} of ${fragments.length} fragments have a unique #anchor permalink on their page`;
@@ -412,13 +482,22 @@ async function validate(options) {
     const id = /^[a-z0-9][a-z0-9:-]*$/.test(item.id) ? item.id : encodeURIComponent(item.id);
     const url = `${options.api}/fragments/${id}/content`;
     const answer = await get(url, options, 'text/markdown, text/plain;q=0.9, */*;q=0.1');
-    if (answer.status !== 200) return checks.checksums.fail({ itemId: item.id, message: `${url}: ${describeAnswer(answer)}` });
+    if (answer.status !== 200)
+      return checks.checksums.fail({
+        itemId: item.id,
+        message: `${url}: ${describeAnswer(answer)}`,
+      });
     const actual = `sha256:${createHash('sha256').update(answer.body).digest('hex')}`;
-    if (actual !== item.checksum) return checks.checksums.fail({ itemId: item.id, message: `the manifest says ${item.checksum}, its content hashes to ${actual}` });
+    if (actual !== item.checksum)
+      return checks.checksums.fail({
+        itemId: item.id,
+        message: `the manifest says ${item.checksum}, its content hashes to ${actual}`,
+      });
     verified += 1;
   });
   checks.checksums.summary = `${verified} of ${picked.length} ${options.all ? '' : 'sampled '}items match their content`;
-  if (picked.length === 0 && result.items > 0) checks.checksums.fail({ message: 'no item had an id and a checksum to verify' });
+  if (picked.length === 0 && result.items > 0)
+    checks.checksums.fail({ message: 'no item had an id and a checksum to verify' });
 
   // 5. The delta feed answers since the current snapshot.
   if (!snapshot || !nonEmpty(String(snapshot.id ?? ''))) {
@@ -430,21 +509,41 @@ async function validate(options) {
     if (!delta.ok) checks.delta.fail({ message: `${url}: ${delta.message}` });
     else {
       const body = delta.json;
-      const missing = ['spec', 'since', 'snapshot', 'items', 'removed', 'next_page_token', 'next_since'].filter((k) => !(body && k in body));
-      if (missing.length > 0) checks.delta.fail({ message: `the delta envelope lacks ${missing.join(', ')}` });
+      const missing = [
+        'spec',
+        'since',
+        'snapshot',
+        'items',
+        'removed',
+        'next_page_token',
+        'next_since',
+      ].filter((k) => !(body && k in body));
+      if (missing.length > 0)
+        checks.delta.fail({ message: `the delta envelope lacks ${missing.join(', ')}` });
       else {
-        if (!Array.isArray(body.items) || !Array.isArray(body.removed)) checks.delta.fail({ message: 'items and removed must be arrays' });
-        if (typeof body.next_since !== 'string' || body.next_since === '') checks.delta.fail({ message: 'next_since must be a non-empty string' });
+        if (!Array.isArray(body.items) || !Array.isArray(body.removed))
+          checks.delta.fail({ message: 'items and removed must be arrays' });
+        if (typeof body.next_since !== 'string' || body.next_since === '')
+          checks.delta.fail({ message: 'next_since must be a non-empty string' });
         if (validatePage && Array.isArray(body.items)) {
-          const asPage = { spec: body.spec, snapshot: body.snapshot, items: body.items, next_page_token: body.next_page_token };
-          if (!validatePage(asPage)) checks.delta.fail({ message: `delta items do not match schema.json: ${ajvErrors(validatePage)}` });
+          const asPage = {
+            spec: body.spec,
+            snapshot: body.snapshot,
+            items: body.items,
+            next_page_token: body.next_page_token,
+          };
+          if (!validatePage(asPage))
+            checks.delta.fail({
+              message: `delta items do not match schema.json: ${ajvErrors(validatePage)}`,
+            });
         }
       }
       if (checks.delta.ok) {
         checks.delta.summary = `since=${snapshot.id} answers ${body.items.length} items, ${body.removed.length} tombstones, next_since ${body.next_since}`;
       }
     }
-    if (!checks.delta.ok && !checks.delta.summary) checks.delta.summary = 'the delta feed did not answer correctly';
+    if (!checks.delta.ok && !checks.delta.summary)
+      checks.delta.summary = 'the delta feed did not answer correctly';
   }
 
   const list = Object.values(checks).map(({ fail: _fail, ...check }) => {
@@ -462,7 +561,10 @@ async function validate(options) {
 function textReport(results) {
   const lines = [];
   lines.push(`sitemap-ai-validate ${PKG.version}: ${results.target}`);
-  if (results.snapshot) lines.push(`snapshot ${results.snapshot.id} (${results.snapshot.created_at}), ${results.items} items in ${results.pages} page${results.pages === 1 ? '' : 's'}`);
+  if (results.snapshot)
+    lines.push(
+      `snapshot ${results.snapshot.id} (${results.snapshot.created_at}), ${results.items} items in ${results.pages} page${results.pages === 1 ? '' : 's'}`,
+    );
   lines.push('');
   const width = Math.max(...results.checks.map((c) => c.id.length));
   for (const check of results.checks) {
@@ -471,7 +573,8 @@ function textReport(results) {
     for (const problem of check.problems.slice(0, PROBLEMS_SHOWN)) {
       lines.push(`          ${problem.itemId ? `${problem.itemId}: ` : ''}${problem.message}`);
     }
-    if (check.problemCount > PROBLEMS_SHOWN) lines.push(`          … and ${check.problemCount - PROBLEMS_SHOWN} more`);
+    if (check.problemCount > PROBLEMS_SHOWN)
+      lines.push(`          … and ${check.problemCount - PROBLEMS_SHOWN} more`);
   }
   const failed = results.checks.filter((c) => !c.ok && c.level === 'error').length;
   const warned = results.checks.filter((c) => !c.ok && c.level === 'warning').length;

@@ -16,7 +16,8 @@ const ROOT = path.resolve(__dirname, '..');
 function pruneSubpathTypes() {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   for (const [key, entry] of Object.entries(pkg.exports)) {
-    if (typeof entry === 'string' || key === './strapi-server' || key === './strapi-admin') continue;
+    if (typeof entry === 'string' || key === './strapi-server' || key === './strapi-admin')
+      continue;
     const dir = path.join(ROOT, path.dirname(entry.types));
     const keep = path.basename(entry.types);
     for (const file of fs.readdirSync(dir)) {
@@ -28,7 +29,11 @@ function pruneSubpathTypes() {
 function buildPlugin({ silent = false } = {}) {
   const cli = path.join(ROOT, 'node_modules', '@strapi', 'sdk-plugin', 'bin', 'strapi-plugin.js');
   const args = [cli, 'build', ...(silent ? ['--silent'] : [])];
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env: process.env });
+  const result = spawnSync(process.execPath, args, {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: process.env,
+  });
   if (result.status !== 0) return result.status || 1;
   pruneSubpathTypes();
   return 0;
@@ -36,4 +41,5 @@ function buildPlugin({ silent = false } = {}) {
 
 module.exports = { buildPlugin, ROOT };
 
-if (require.main === module) process.exit(buildPlugin({ silent: process.argv.includes('--silent') }));
+if (require.main === module)
+  process.exit(buildPlugin({ silent: process.argv.includes('--silent') }));

@@ -47,13 +47,22 @@ async function main() {
   const withAdmin = process.env.DEMO_ADMIN !== 'false';
   if (withAdmin && !fs.existsSync(path.join(PLAYGROUND, 'build', 'index.html'))) {
     console.log('[demo] building the admin panel (first run only, about a minute)');
-    run(process.execPath, [path.join(ROOT, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'build'], PLAYGROUND);
+    run(
+      process.execPath,
+      [path.join(ROOT, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'build'],
+      PLAYGROUND,
+    );
   }
 
   process.chdir(PLAYGROUND);
   process.env.NODE_ENV = process.env.NODE_ENV || 'development';
   const { createStrapi } = require('@strapi/strapi');
-  const strapi = await createStrapi({ appDir: PLAYGROUND, distDir: PLAYGROUND, serveAdminPanel: withAdmin, autoReload: false }).load();
+  const strapi = await createStrapi({
+    appDir: PLAYGROUND,
+    distDir: PLAYGROUND,
+    serveAdminPanel: withAdmin,
+    autoReload: false,
+  }).load();
   const created = await ensureAdminUser(strapi);
   await strapi.start();
 

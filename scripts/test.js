@@ -23,7 +23,12 @@ const steps = [
   ['format', [bin('prettier', 'bin/prettier.cjs'), '--check', '--log-level', 'warn', '.']],
   ['unit', vitest('unit')],
   ['integration', vitest('integration')],
-  ['package', vitest('package'), null, process.env.SITEMAP_AI_SKIP_PACKAGE === '1' && !process.env.CI],
+  [
+    'package',
+    vitest('package'),
+    null,
+    process.env.SITEMAP_AI_SKIP_PACKAGE === '1' && !process.env.CI,
+  ],
   // The plugin's admin must build inside a real Strapi admin (Vite); the browser tests use that build.
   ['admin build', [bin('@strapi/strapi', 'bin/strapi.js'), 'build'], 'playground'],
   ['e2e', vitest('e2e')],

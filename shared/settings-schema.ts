@@ -25,7 +25,10 @@ export const SECRET_MASK = '********';
 export const ACCESS_LOG_RETENTION_DAYS = { min: 1, max: 365, default: 30 } as const;
 
 /** Rate limit bounds (requests per window, window length in seconds). */
-export const RATE_LIMIT_BOUNDS = { max: { min: 1, max: 1_000_000 }, windowSeconds: { min: 1, max: 86_400 } } as const;
+export const RATE_LIMIT_BOUNDS = {
+  max: { min: 1, max: 1_000_000 },
+  windowSeconds: { min: 1, max: 86_400 },
+} as const;
 
 /** Max tokens of an embedding hint. */
 export const MAX_TOKENS_BOUNDS = { min: 16, max: MAX_TOKENS_LIMIT } as const;
@@ -49,11 +52,16 @@ const expect = (message: string) => ({
 });
 
 /** A strict object whose absence or wrong type says so (not zod's "expected object, received …"). */
-const record = <T extends z.core.$ZodLooseShape>(shape: T) => z.object(shape, expect('must be an object')).strict();
+const record = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.object(shape, expect('must be an object')).strict();
 
 const wholeNumber = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
-  return z.number(expect(message)).int({ error: message }).min(min, { error: message }).max(max, { error: message });
+  return z
+    .number(expect(message))
+    .int({ error: message })
+    .min(min, { error: message })
+    .max(max, { error: message });
 };
 
 const flag = z.boolean(expect('must be true or false'));
@@ -63,7 +71,9 @@ const httpUrl = z
   .max(2048, { error: 'must be at most 2048 characters' })
   .refine(isHttpUrl, { error: 'must be an absolute http(s) URL' });
 
-const siteUrl = httpUrl.refine((v) => !/[?#]/.test(v), { error: 'must not contain a query string or fragment' });
+const siteUrl = httpUrl.refine((v) => !/[?#]/.test(v), {
+  error: 'must not contain a query string or fragment',
+});
 
 const licenseUri = z
   .string(expect('must be an absolute URI (a licence page, e.g. https://example.com/license#tdm)'))
@@ -80,9 +90,17 @@ const licenseUri = z
   );
 
 const usageValue = z.enum(USAGE_VALUES, expect(`must be one of ${USAGE_VALUES.join(', ')}`));
-const usage = record(Object.fromEntries(USAGE_KINDS.map((k) => [k, usageValue])) as Record<(typeof USAGE_KINDS)[number], typeof usageValue>);
+const usage = record(
+  Object.fromEntries(USAGE_KINDS.map((k) => [k, usageValue])) as Record<
+    (typeof USAGE_KINDS)[number],
+    typeof usageValue
+  >,
+);
 const usageOverride = record(
-  Object.fromEntries(USAGE_KINDS.map((k) => [k, usageValue.optional()])) as Record<(typeof USAGE_KINDS)[number], z.ZodOptional<typeof usageValue>>,
+  Object.fromEntries(USAGE_KINDS.map((k) => [k, usageValue.optional()])) as Record<
+    (typeof USAGE_KINDS)[number],
+    z.ZodOptional<typeof usageValue>
+  >,
 );
 const chunk = z.enum(CHUNK_RULES, expect(`must be one of ${CHUNK_RULES.join(', ')}`));
 const maxTokens = wholeNumber(MAX_TOKENS_BOUNDS.min, MAX_TOKENS_BOUNDS.max);
@@ -92,17 +110,24 @@ const pathPattern = z
   .max(300, { error: 'must be at most 300 characters' })
   .refine((v) => v.startsWith('/'), { error: 'must start with "/"' })
   .refine((v) => !/[\s?#]/.test(v), { error: 'must not contain spaces, "?" or "#"' })
-  .refine((v) => patternPlaceholders(v).length > 0, { error: 'must contain at least one placeholder such as {slug} or {documentId}' });
+  .refine((v) => patternPlaceholders(v).length > 0, {
+    error: 'must contain at least one placeholder such as {slug} or {documentId}',
+  });
 
 export const contentTypeSettingsSchema = record({
   enabled: flag,
-    pathPattern,
-    granularity: z
-      .array(z.enum(FRAGMENT_TYPES, expect(`must be one of ${FRAGMENT_TYPES.join(', ')}`)), expect('must be a list of fragment types'))
-      .min(1, { error: 'must name at least one fragment type' })
-      .refine((list) => new Set(list).size === list.length, { error: 'must not name a fragment type twice' }),
-    chunk,
-    maxTokens,
+  pathPattern,
+  granularity: z
+    .array(
+      z.enum(FRAGMENT_TYPES, expect(`must be one of ${FRAGMENT_TYPES.join(', ')}`)),
+      expect('must be a list of fragment types'),
+    )
+    .min(1, { error: 'must name at least one fragment type' })
+    .refine((list) => new Set(list).size === list.length, {
+      error: 'must not name a fragment type twice',
+    }),
+  chunk,
+  maxTokens,
   license: licenseUri.optional(),
   usage: usageOverride.optional(),
 });
@@ -125,7 +150,9 @@ export const editableSettingsSchema = z
       embedding: record({ chunk, maxTokens }),
     }),
     contentTypes: z.record(
-      z.string().regex(CONTENT_TYPE_UID_PATTERN, { error: 'must be a content-type UID such as api::article.article' }),
+      z.string().regex(CONTENT_TYPE_UID_PATTERN, {
+        error: 'must be a content-type UID such as api::article.article',
+      }),
       contentTypeSettingsSchema,
       expect('must be an object keyed by content-type UID'),
     ),
@@ -134,16 +161,26 @@ export const editableSettingsSchema = z
       cron: z
         .string(expect('must be a cron expression'))
         .max(200, { error: 'must be at most 200 characters' })
-        .regex(CRON_PATTERN, { error: 'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)' }),
+        .regex(CRON_PATTERN, {
+          error:
+            'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)',
+        }),
     }),
     webhooks: record({
       subscribers: z
         .array(subscriber, expect('must be a list of subscribers'))
-        .max(MAX_WEBHOOK_SUBSCRIBERS, { error: `must have at most ${MAX_WEBHOOK_SUBSCRIBERS} subscribers` })
+        .max(MAX_WEBHOOK_SUBSCRIBERS, {
+          error: `must have at most ${MAX_WEBHOOK_SUBSCRIBERS} subscribers`,
+        })
         .superRefine((list, ctx) => {
           const seen = new Set<string>();
           list.forEach((s, index) => {
-            if (seen.has(s.url)) ctx.addIssue({ code: 'custom', path: [index, 'url'], message: 'must appear only once' });
+            if (seen.has(s.url))
+              ctx.addIssue({
+                code: 'custom',
+                path: [index, 'url'],
+                message: 'must appear only once',
+              });
             seen.add(s.url);
           });
         }),
@@ -151,9 +188,15 @@ export const editableSettingsSchema = z
     rateLimit: record({
       enabled: flag,
       max: wholeNumber(RATE_LIMIT_BOUNDS.max.min, RATE_LIMIT_BOUNDS.max.max),
-      windowSeconds: wholeNumber(RATE_LIMIT_BOUNDS.windowSeconds.min, RATE_LIMIT_BOUNDS.windowSeconds.max),
+      windowSeconds: wholeNumber(
+        RATE_LIMIT_BOUNDS.windowSeconds.min,
+        RATE_LIMIT_BOUNDS.windowSeconds.max,
+      ),
     }),
-    accessLogRetentionDays: wholeNumber(ACCESS_LOG_RETENTION_DAYS.min, ACCESS_LOG_RETENTION_DAYS.max),
+    accessLogRetentionDays: wholeNumber(
+      ACCESS_LOG_RETENTION_DAYS.min,
+      ACCESS_LOG_RETENTION_DAYS.max,
+    ),
   })
   .strict();
 
@@ -174,7 +217,10 @@ export function settingsFieldName(path: readonly string[]): string {
 }
 
 /** A field error whose message names the field: `schedule.cron: must be a cron expression …`. */
-export function settingsFieldError(path: readonly (string | number)[], message: string): SettingsFieldError {
+export function settingsFieldError(
+  path: readonly (string | number)[],
+  message: string,
+): SettingsFieldError {
   const parts = path.map(String);
   return { path: parts, message: `${settingsFieldName(parts) || '(settings)'}: ${message}` };
 }
@@ -192,7 +238,8 @@ export function settingsIssues(
     const raw = issue.path.map((p) => (typeof p === 'symbol' ? String(p.description) : p));
     const path = mapPath(raw);
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) errors.push(settingsFieldError(mapPath([...raw, key]), 'unknown field'));
+      for (const key of issue.keys)
+        errors.push(settingsFieldError(mapPath([...raw, key]), 'unknown field'));
     } else if (issue.code === 'invalid_key') {
       // A bad record key (a content-type UID): the reason is nested.
       errors.push(settingsFieldError(path, issue.issues[0]?.message ?? issue.message));
@@ -203,7 +250,8 @@ export function settingsIssues(
   return errors;
 }
 
-export type SettingsValidation = { ok: true; value: EditableSettings } | { ok: false; errors: SettingsFieldError[] };
+export type SettingsValidation =
+  { ok: true; value: EditableSettings } | { ok: false; errors: SettingsFieldError[] };
 
 /** Validate a whole Settings body: every bad field is reported, each message naming its field. */
 export function validateSettings(raw: unknown): SettingsValidation {

@@ -30,7 +30,10 @@ export function patternPlaceholders(pattern: string): string[] {
  * Fill a path pattern (`/{locale}/articles/{slug}`) with an entry's values,
  * each URL-encoded. A missing value leaves `null`: the entry has no page URL.
  */
-export function fillPathPattern(pattern: string, values: Readonly<Record<string, string>>): string | null {
+export function fillPathPattern(
+  pattern: string,
+  values: Readonly<Record<string, string>>,
+): string | null {
   let missing = false;
   const path = pattern.replace(/\{([a-zA-Z][a-zA-Z0-9_]*)\}/g, (_, name: string) => {
     const value = values[name];

@@ -25,7 +25,10 @@ export default {
     });
 
     app.addSettingsLink(
-      { id: PLUGIN_ID, intlLabel: { id: getTranslation('plugin.name'), defaultMessage: 'Sitemap AI' } },
+      {
+        id: PLUGIN_ID,
+        intlLabel: { id: getTranslation('plugin.name'), defaultMessage: 'Sitemap AI' },
+      },
       {
         id: `${PLUGIN_ID}-settings`,
         to: PLUGIN_ID,
@@ -45,8 +48,12 @@ export default {
     return Promise.all(
       locales.map(async (locale) => {
         try {
-          const { default: data } = (await import(`./translations/${locale}.json`)) as TranslationModule;
-          const prefixed = Object.fromEntries(Object.entries(data).map(([key, value]) => [getTranslation(key), value]));
+          const { default: data } = (await import(
+            `./translations/${locale}.json`
+          )) as TranslationModule;
+          const prefixed = Object.fromEntries(
+            Object.entries(data).map(([key, value]) => [getTranslation(key), value]),
+          );
           return { data: prefixed, locale };
         } catch {
           return { data: {}, locale };

@@ -5,7 +5,9 @@ interface PermissionCheck {
   subject: null;
 }
 
-const check = (action: string): PermissionCheck[] => [{ action: `plugin::${PLUGIN_ID}.${action}`, subject: null }];
+const check = (action: string): PermissionCheck[] => [
+  { action: `plugin::${PLUGIN_ID}.${action}`, subject: null },
+];
 
 /**
  * RBAC actions of the plugin (server/src/core/actions.ts) as the admin checks

@@ -14,7 +14,7 @@ module.exports = ({ env }) => {
       connection: {
         filename: path.resolve(
           process.cwd(),
-          env('DATABASE_FILENAME', path.join(__dirname, '..', '.tmp', 'data.db'))
+          env('DATABASE_FILENAME', path.join(__dirname, '..', '.tmp', 'data.db')),
         ),
       },
       useNullAsDefault: true,
@@ -46,7 +46,7 @@ module.exports = ({ env }) => {
 
   if (!connections[client]) {
     throw new Error(
-      `DATABASE_CLIENT must be one of ${Object.keys(connections).join(', ')}; got "${client}"`
+      `DATABASE_CLIENT must be one of ${Object.keys(connections).join(', ')}; got "${client}"`,
     );
   }
 

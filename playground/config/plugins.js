@@ -42,7 +42,12 @@ module.exports = ({ env }) => ({
       defaults: {
         license: TDM_LICENSE,
         // SITEMAP_AI_TRAIN lets the tests play a site owner who allows training.
-        usage: { train: env('SITEMAP_AI_TRAIN', 'deny'), infer: 'allow-with-citation', cache: 'allow', redistribute: 'deny' },
+        usage: {
+          train: env('SITEMAP_AI_TRAIN', 'deny'),
+          infer: 'allow-with-citation',
+          cache: 'allow',
+          redistribute: 'deny',
+        },
         embedding: { chunk: 'by_h2', maxTokens: 800 },
       },
       licenses: [

@@ -100,7 +100,7 @@ async function createArticles(strapi, { media, authorsByKey }) {
           strapi,
           UID.article,
           { body: `${article.en.body.trimEnd()}${bodyAppend}` },
-          sitemapAi && { ...article.en.sitemapAi, ...sitemapAi }
+          sitemapAi && { ...article.en.sitemapAi, ...sitemapAi },
         ),
       });
     }
@@ -138,7 +138,9 @@ async function rebuildManifest(strapi) {
     await builder.rebuild({ trigger: 'seed' });
     strapi.log.info('[playground] sitemap-ai manifest rebuilt after seeding');
   } catch (error) {
-    strapi.log.error(`[playground] sitemap-ai rebuild after seeding failed: ${error.stack || error}`);
+    strapi.log.error(
+      `[playground] sitemap-ai rebuild after seeding failed: ${error.stack || error}`,
+    );
   }
 }
 

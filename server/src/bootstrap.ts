@@ -40,7 +40,9 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
       try {
         await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'bootstrap' });
       } catch (error) {
-        strapi.log.error(`[sitemap-ai] first snapshot failed: ${error instanceof Error ? error.stack : String(error)}`);
+        strapi.log.error(
+          `[sitemap-ai] first snapshot failed: ${error instanceof Error ? error.stack : String(error)}`,
+        );
       }
     }
   }

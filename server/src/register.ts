@@ -30,22 +30,34 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       .filter(([, typeConfig]) => typeConfig.enabled)
       .map(([uid]) => uid),
   );
-  const contentTypes = strapi.contentTypes as unknown as Record<string, ContentTypeSchema | undefined>;
+  const contentTypes = strapi.contentTypes as unknown as Record<
+    string,
+    ContentTypeSchema | undefined
+  >;
   for (const uid of enabledInFile) {
-    if (!contentTypes[uid]) throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
+    if (!contentTypes[uid])
+      throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
   }
   const targets = Object.keys(contentTypes).filter((uid) => {
     const kind = contentTypes[uid]?.kind;
-    return enabledInFile.has(uid) || (uid.startsWith('api::') && (kind === 'collectionType' || kind === 'singleType'));
+    return (
+      enabledInFile.has(uid) ||
+      (uid.startsWith('api::') && (kind === 'collectionType' || kind === 'singleType'))
+    );
   });
   for (const uid of targets) {
     const contentType = contentTypes[uid]!;
     const existing = contentType.attributes[METADATA_ATTRIBUTE] as { type?: string } | undefined;
     if (existing && existing.type !== 'json') {
       if (enabledInFile.has(uid)) {
-        throw new ConfigError(`contentTypes["${uid}"]`, `attribute "${METADATA_ATTRIBUTE}" is reserved by sitemap-ai`);
+        throw new ConfigError(
+          `contentTypes["${uid}"]`,
+          `attribute "${METADATA_ATTRIBUTE}" is reserved by sitemap-ai`,
+        );
       }
-      strapi.log.warn(`[sitemap-ai] ${uid} has its own "${METADATA_ATTRIBUTE}" attribute: it cannot be enabled for the manifest`);
+      strapi.log.warn(
+        `[sitemap-ai] ${uid} has its own "${METADATA_ATTRIBUTE}" attribute: it cannot be enabled for the manifest`,
+      );
       continue;
     }
     contentType.attributes[METADATA_ATTRIBUTE] = {

@@ -80,7 +80,11 @@ export interface EntryPanelData {
   documentId: string;
   locale: string | null;
   /** Values inherited from site and content type (what the entry's values override). */
-  inherited: { license: string; usage: Usage; sources: { license: PolicySource; usage: Record<UsageKind, PolicySource> } };
+  inherited: {
+    license: string;
+    usage: Usage;
+    sources: { license: PolicySource; usage: Record<UsageKind, PolicySource> };
+  };
   /** Licences the site owner configured, for the select. */
   licenses: { uri: string; label: string }[];
   /** Fragments of the saved draft, as they would be published. */

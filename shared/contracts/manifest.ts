@@ -83,7 +83,6 @@ export interface ManifestItem {
   file_checksum?: string;
 }
 
-
 export interface ManifestQuery {
   limit: number;
   page_token?: string;

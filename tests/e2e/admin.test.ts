@@ -1,6 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantContentAction, grantLocales, grantPluginAction, roleToken, superAdminToken } from '../helpers/admin';
+import {
+  grantContentAction,
+  grantLocales,
+  grantPluginAction,
+  roleToken,
+  superAdminToken,
+} from '../helpers/admin';
 import { launchBrowser, login, screenshot, startAdminApp, type AdminApp } from '../helpers/browser';
 import { API } from '../helpers/manifest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
@@ -23,7 +29,11 @@ describe('editors and site owners in the admin (Chromium)', () => {
   const publicItem = async (id: string): Promise<ManifestItem> =>
     (await server.app.http.get(`${API}/fragments/${id}`).expect(200)).body.item as ManifestItem;
   const rebuild = async () =>
-    server.app.http.post('/sitemap-ai/rebuild').set('Authorization', `Bearer ${ownerToken}`).send({}).expect(200);
+    server.app.http
+      .post('/sitemap-ai/rebuild')
+      .set('Authorization', `Bearer ${ownerToken}`)
+      .send({})
+      .expect(200);
   const editView = (locale = 'en') =>
     `${server.baseUrl}/admin/content-manager/collection-types/${ARTICLE}/${documentId}?plugins[i18n][locale]=${locale}`;
 
@@ -50,9 +60,11 @@ describe('editors and site owners in the admin (Chromium)', () => {
     await grantContentAction(server.app, 'strapi-editor', 'publish', ARTICLE, ['en', 'sk']);
     await grantPluginAction(server.app, 'strapi-editor', 'fields.edit');
     editorToken = await roleToken(server.app, 'strapi-editor', 'editor@example.com');
-    const doc = (await server.app.strapi
-      .documents(ARTICLE as never)
-      .findFirst({ filters: { slug: SLUG }, locale: 'en', status: 'draft' } as never)) as unknown as { documentId: string };
+    const doc = (await server.app.strapi.documents(ARTICLE as never).findFirst({
+      filters: { slug: SLUG },
+      locale: 'en',
+      status: 'draft',
+    } as never)) as unknown as { documentId: string };
     documentId = doc.documentId;
     browser = await launchBrowser();
   });
@@ -80,7 +92,10 @@ describe('editors and site owners in the admin (Chromium)', () => {
 
     await saveEntry(page);
     await page.getByRole('button', { name: 'Publish', exact: true }).first().click();
-    await page.getByText(/published/i).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByText(/published/i)
+      .first()
+      .waitFor({ timeout: 30_000 });
     await rebuild();
 
     const article = await publicItem(PAGE_ID);
@@ -107,7 +122,9 @@ describe('editors and site owners in the admin (Chromium)', () => {
     await rebuild();
     const draft = (await server.app.strapi
       .documents(ARTICLE as never)
-      .findOne({ documentId, locale: 'en', status: 'draft' } as never)) as unknown as { sitemapAi: { usage: { train: string } } };
+      .findOne({ documentId, locale: 'en', status: 'draft' } as never)) as unknown as {
+      sitemapAi: { usage: { train: string } };
+    };
     expect(draft.sitemapAi.usage.train).toBe('deny');
     expect((await publicItem(PAGE_ID)).usage.train).toBe('allow');
     await page.close();
@@ -123,16 +140,25 @@ describe('editors and site owners in the admin (Chromium)', () => {
     await choose(page, 'defaults.usage.train', 'Allow');
     await screenshot(page, 'settings');
     await page.locator('button[type=submit]').first().click();
-    await page.getByText(/next rebuild/i).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByText(/next rebuild/i)
+      .first()
+      .waitFor({ timeout: 30_000 });
 
     await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
     await page.getByRole('button', { name: 'Rebuild now' }).click();
-    await page.getByRole('status').filter({ hasText: /Snapshot #/ }).first().waitFor({ timeout: 60_000 });
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Snapshot #/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await screenshot(page, 'dashboard');
 
     const after = await publicItem('page:about:en');
     expect(after.usage.train).toBe('allow');
-    expect(after.changelog![0]!.desc).toMatch(/site settings changed: .*usage\.train: deny → allow/);
+    expect(after.changelog![0]!.desc).toMatch(
+      /site settings changed: .*usage\.train: deny → allow/,
+    );
     // The editor's explicit entry value still wins over the site default
     expect((await publicItem(DRIFT)).usage.train).toBe('deny');
     await page.close();
@@ -150,10 +176,14 @@ describe('editors and site owners in the admin (Chromium)', () => {
     await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
     await denied.waitFor({ timeout: 60_000 });
     expect(await page.getByRole('button', { name: 'Rebuild now' }).count()).toBe(0);
-    await page.getByRole('link', { name: /content manager/i }).first().waitFor({ timeout: 60_000 });
+    await page
+      .getByRole('link', { name: /content manager/i })
+      .first()
+      .waitFor({ timeout: 60_000 });
     expect(await page.getByRole('link', { name: 'Sitemap AI' }).count()).toBe(0);
 
-    const asEditor = (req: ReturnType<typeof server.app.http.get>) => req.set('Authorization', `Bearer ${editorToken}`);
+    const asEditor = (req: ReturnType<typeof server.app.http.get>) =>
+      req.set('Authorization', `Bearer ${editorToken}`);
     expect((await asEditor(server.app.http.post('/sitemap-ai/rebuild')).send({})).status).toBe(403);
     expect((await asEditor(server.app.http.get('/sitemap-ai/settings'))).status).toBe(403);
     expect((await asEditor(server.app.http.put('/sitemap-ai/settings')).send({})).status).toBe(403);

@@ -23,8 +23,16 @@ describe('the built admin in Chromium', () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await login(page, server.baseUrl, 'owner@example.com');
-    await page.getByRole('link', { name: /content manager/i }).first().waitFor({ timeout: 60_000 });
-    expect(await page.getByRole('link', { name: /content manager/i }).first().isVisible()).toBe(true);
+    await page
+      .getByRole('link', { name: /content manager/i })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    expect(
+      await page
+        .getByRole('link', { name: /content manager/i })
+        .first()
+        .isVisible(),
+    ).toBe(true);
     expect(errors).toEqual([]);
     await page.close();
   });

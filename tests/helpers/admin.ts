@@ -7,17 +7,28 @@ export async function superAdminToken(app: TestApp, email = 'owner@example.com')
   const res = await app.http
     .post('/admin/register-admin')
     .send({ firstname: 'Site', lastname: 'Owner', email, password: PASSWORD });
-  if (res.status !== 200 && res.status !== 201) throw new Error(`register-admin answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status !== 200 && res.status !== 201)
+    throw new Error(`register-admin answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.data.token as string;
 }
 
 /** Create an admin user with one of Strapi's roles (e.g. strapi-editor), log in, return the JWT. */
 export async function roleToken(app: TestApp, roleCode: string, email: string): Promise<string> {
-  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
+    id: number;
+  } | null;
   if (!role) throw new Error(`no admin role ${roleCode}`);
-  await app.strapi.service('admin::user').create({ email, firstname: 'Ed', lastname: 'Itor', password: PASSWORD, isActive: true, roles: [role.id] });
+  await app.strapi.service('admin::user').create({
+    email,
+    firstname: 'Ed',
+    lastname: 'Itor',
+    password: PASSWORD,
+    isActive: true,
+    roles: [role.id],
+  });
   const res = await app.http.post('/admin/login').send({ email, password: PASSWORD });
-  if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`login answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.data.token as string;
 }
 
@@ -26,30 +37,64 @@ export async function roleToken(app: TestApp, roleCode: string, email: string): 
  * site owner sets in Settings → Roles; Strapi's Editor and Author roles start
  * without any locale, so they cannot save a localized entry).
  */
-export async function grantLocales(app: TestApp, roleCode: string, uid: string, locales: string[]): Promise<void> {
-  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+export async function grantLocales(
+  app: TestApp,
+  roleCode: string,
+  uid: string,
+  locales: string[],
+): Promise<void> {
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
+    id: number;
+  } | null;
   if (!role) throw new Error(`no admin role ${roleCode}`);
   const query = app.strapi.db.query('admin::permission' as never);
-  const permissions = (await query.findMany({ where: { role: role.id, subject: uid } })) as { id: number; properties?: Record<string, unknown> }[];
+  const permissions = (await query.findMany({ where: { role: role.id, subject: uid } })) as {
+    id: number;
+    properties?: Record<string, unknown>;
+  }[];
   for (const permission of permissions) {
-    await query.update({ where: { id: permission.id }, data: { properties: { ...(permission.properties ?? {}), locales } } });
+    await query.update({
+      where: { id: permission.id },
+      data: { properties: { ...(permission.properties ?? {}), locales } },
+    });
   }
 }
 
 /** Give a role one of the plugin's actions (what a site owner ticks in Settings → Roles). */
-export async function grantPluginAction(app: TestApp, roleCode: string, action: string): Promise<void> {
-  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+export async function grantPluginAction(
+  app: TestApp,
+  roleCode: string,
+  action: string,
+): Promise<void> {
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
+    id: number;
+  } | null;
   if (!role) throw new Error(`no admin role ${roleCode}`);
-  await app.strapi.service('admin::role').addPermissions(role.id, [
-    { action: `plugin::sitemap-ai.${action}`, subject: null, properties: {}, conditions: [] },
-  ]);
+  await app.strapi
+    .service('admin::role')
+    .addPermissions(role.id, [
+      { action: `plugin::sitemap-ai.${action}`, subject: null, properties: {}, conditions: [] },
+    ]);
 }
 
 /** Give a role a Content Manager action on a content type in some locales (e.g. publish). */
-export async function grantContentAction(app: TestApp, roleCode: string, action: string, uid: string, locales: string[]): Promise<void> {
-  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as { id: number } | null;
+export async function grantContentAction(
+  app: TestApp,
+  roleCode: string,
+  action: string,
+  uid: string,
+  locales: string[],
+): Promise<void> {
+  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
+    id: number;
+  } | null;
   if (!role) throw new Error(`no admin role ${roleCode}`);
   await app.strapi.service('admin::role').addPermissions(role.id, [
-    { action: `plugin::content-manager.explorer.${action}`, subject: uid, properties: { locales }, conditions: [] },
+    {
+      action: `plugin::content-manager.explorer.${action}`,
+      subject: uid,
+      properties: { locales },
+      conditions: [],
+    },
   ]);
 }

@@ -19,10 +19,14 @@ export interface AdminApp {
 /** Boot the playground with its built admin panel on a free local port. */
 export async function startAdminApp(env: Record<string, string> = {}): Promise<AdminApp> {
   if (!existsSync(path.join(PLAYGROUND, 'build', 'index.html'))) {
-    throw new Error('The playground admin is not built: run `npm test` (it builds it) or `cd playground && npx strapi build`.');
+    throw new Error(
+      'The playground admin is not built: run `npm test` (it builds it) or `cd playground && npx strapi build`.',
+    );
   }
   const app = await bootPlayground('sqlite', { adminPanel: true, env });
-  await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) =>
+    app.strapi.server.httpServer.listen(0, '127.0.0.1', () => resolve()),
+  );
   const address = app.strapi.server.httpServer.address();
   if (!address || typeof address === 'string') throw new Error('no port');
   return { app, baseUrl: `http://127.0.0.1:${address.port}` };
@@ -45,7 +49,12 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** Log in through the admin's login form, as a person does. */
-export async function login(page: Page, baseUrl: string, email: string, password = PASSWORD): Promise<void> {
+export async function login(
+  page: Page,
+  baseUrl: string,
+  email: string,
+  password = PASSWORD,
+): Promise<void> {
   await page.goto(`${baseUrl}/admin/auth/login`);
   await page.locator('input[name="email"]').fill(email);
   await page.locator('input[name="password"]').fill(password);

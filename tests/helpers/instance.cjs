@@ -14,7 +14,12 @@ const PLAYGROUND = path.resolve(__dirname, '..', '..', 'playground');
 async function main() {
   process.chdir(PLAYGROUND);
   const { createStrapi } = require('@strapi/strapi');
-  const strapi = await createStrapi({ appDir: PLAYGROUND, distDir: PLAYGROUND, autoReload: false, serveAdminPanel: false }).load();
+  const strapi = await createStrapi({
+    appDir: PLAYGROUND,
+    distDir: PLAYGROUND,
+    autoReload: false,
+    serveAdminPanel: false,
+  }).load();
   const documents = strapi.documents('api::article.article');
   const slugs = (process.env.SLUGS || '').split(',').filter(Boolean);
   console.log('ready');
@@ -28,7 +33,11 @@ async function main() {
     await Promise.all(
       slugs.map(async (slug) => {
         const doc = await documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
-        await documents.update({ documentId: doc.documentId, locale: 'en', data: { body: `${doc.body}\n\nEdited by instance B.` } });
+        await documents.update({
+          documentId: doc.documentId,
+          locale: 'en',
+          data: { body: `${doc.body}\n\nEdited by instance B.` },
+        });
         await documents.publish({ documentId: doc.documentId, locale: 'en' });
       }),
     );

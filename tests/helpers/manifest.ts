@@ -14,8 +14,11 @@ export async function crawl(
   const pages: ManifestPage[] = [];
   let token: string | null = null;
   do {
-    const res = await http.get(`${API}/manifest`).query({ ...query, ...(token ? { page_token: token } : {}) });
-    if (res.status !== 200) throw new Error(`manifest page answered ${res.status}: ${JSON.stringify(res.body)}`);
+    const res = await http
+      .get(`${API}/manifest`)
+      .query({ ...query, ...(token ? { page_token: token } : {}) });
+    if (res.status !== 200)
+      throw new Error(`manifest page answered ${res.status}: ${JSON.stringify(res.body)}`);
     const page = res.body as ManifestPage;
     pages.push(page);
     token = page.next_page_token;

@@ -34,20 +34,36 @@ async function createDatabase(client: DbClient): Promise<Database> {
     return {
       env: { DATABASE_CLIENT: 'sqlite', DATABASE_FILENAME: file },
       async drop() {
-        for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
+        for (const suffix of ['', '-wal', '-shm', '-journal'])
+          rmSync(file + suffix, { force: true });
       },
     };
   }
   if (client === 'postgres') {
     const { Client } = require('pg') as typeof import('pg');
-    const admin = new Client({ host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' });
+    const admin = new Client({
+      host: '127.0.0.1',
+      port: 5432,
+      user: 'postgres',
+      database: 'postgres',
+    });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.end();
     return {
-      env: { DATABASE_CLIENT: 'postgres', DATABASE_NAME: name, DATABASE_USERNAME: 'postgres', DATABASE_PORT: '5432' },
+      env: {
+        DATABASE_CLIENT: 'postgres',
+        DATABASE_NAME: name,
+        DATABASE_USERNAME: 'postgres',
+        DATABASE_PORT: '5432',
+      },
       async drop() {
-        const c = new Client({ host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' });
+        const c = new Client({
+          host: '127.0.0.1',
+          port: 5432,
+          user: 'postgres',
+          database: 'postgres',
+        });
         await c.connect();
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await c.end();
@@ -55,13 +71,30 @@ async function createDatabase(client: DbClient): Promise<Database> {
     };
   }
   const mysql = require('mysql2/promise') as typeof import('mysql2/promise');
-  const connection = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' });
-  await connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  const connection = await mysql.createConnection({
+    host: '127.0.0.1',
+    port: 3306,
+    user: 'root',
+    password: '',
+  });
+  await connection.query(
+    `CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+  );
   await connection.end();
   return {
-    env: { DATABASE_CLIENT: 'mysql', DATABASE_NAME: name, DATABASE_USERNAME: 'root', DATABASE_PORT: '3306' },
+    env: {
+      DATABASE_CLIENT: 'mysql',
+      DATABASE_NAME: name,
+      DATABASE_USERNAME: 'root',
+      DATABASE_PORT: '3306',
+    },
     async drop() {
-      const c = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' });
+      const c = await mysql.createConnection({
+        host: '127.0.0.1',
+        port: 3306,
+        user: 'root',
+        password: '',
+      });
       await c.query(`DROP DATABASE IF EXISTS ${name}`);
       await c.end();
     },

@@ -29,15 +29,22 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
 
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
   const panel = (uid: string, documentId: string, query = '', token = owner) =>
-    app.http.get(`/sitemap-ai/entries/${encodeURIComponent(uid)}/${documentId}${query}`).set(auth(token));
-  const panelData = async (query = '?locale=en'): Promise<EntryPanelData> => (await panel(ARTICLE, geo.documentId, query).expect(200)).body.data as EntryPanelData;
+    app.http
+      .get(`/sitemap-ai/entries/${encodeURIComponent(uid)}/${documentId}${query}`)
+      .set(auth(token));
+  const panelData = async (query = '?locale=en'): Promise<EntryPanelData> =>
+    (await panel(ARTICLE, geo.documentId, query).expect(200)).body.data as EntryPanelData;
   const byId = (data: EntryPanelData, id: string) => data.fragments.find((f) => f.id === id);
 
   beforeAll(async () => {
     app = await bootPlayground(client);
     owner = await superAdminToken(app);
     editor = await roleToken(app, 'strapi-editor', 'editor@example.com');
-    geo = (await documents(app, ARTICLE).findFirst({ filters: { slug: 'geo-index' }, locale: 'en', status: 'draft' }))!;
+    geo = (await documents(app, ARTICLE).findFirst({
+      filters: { slug: 'geo-index' },
+      locale: 'en',
+      status: 'draft',
+    }))!;
   });
 
   afterAll(async () => {
@@ -46,8 +53,18 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
 
   it('lists the fragments of a saved draft exactly as the manifest publishes them, all unchanged after the seed', async () => {
     const data = await panelData();
-    expect(data).toMatchObject({ uid: ARTICLE, documentId: geo.documentId, locale: 'en', removed: [], publishedVersion: 'v1.0', sensitive: false, problems: [] });
-    const published = (await crawl(app.http, { lang: 'en' })).items.filter((i) => i.id === PAGE_ID || i.parent === PAGE_ID);
+    expect(data).toMatchObject({
+      uid: ARTICLE,
+      documentId: geo.documentId,
+      locale: 'en',
+      removed: [],
+      publishedVersion: 'v1.0',
+      sensitive: false,
+      problems: [],
+    });
+    const published = (await crawl(app.http, { lang: 'en' })).items.filter(
+      (i) => i.id === PAGE_ID || i.parent === PAGE_ID,
+    );
     // The panel lists them in document order, the manifest in id order.
     expect(data.fragments.map((f) => f.id).sort()).toEqual(published.map((i) => i.id).sort());
     for (const fragment of data.fragments) {
@@ -61,17 +78,35 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
         published: { version: item.version, checksum: item.checksum },
       });
     }
-    expect(data.fragments[0]).toMatchObject({ id: PAGE_ID, key: '', type: 'article', title: published.find((i) => i.id === PAGE_ID)!.title });
+    expect(data.fragments[0]).toMatchObject({
+      id: PAGE_ID,
+      key: '',
+      type: 'article',
+      title: published.find((i) => i.id === PAGE_ID)!.title,
+    });
     expect(data.fragments[1]!.key).toBe('intro');
-    expect(byId(data, WHY)).toMatchObject({ key: 'why-classic-sitemaps-fail', type: 'section', title: 'Why classic sitemaps fail' });
+    expect(byId(data, WHY)).toMatchObject({
+      key: 'why-classic-sitemaps-fail',
+      type: 'section',
+      title: 'Why classic sitemaps fail',
+    });
     // The entry denies training itself; the rest comes from the site.
-    expect(byId(data, WHY)!.sources).toEqual({ license: 'site', usage: { train: 'entry', infer: 'site', cache: 'site', redistribute: 'site' } });
+    expect(byId(data, WHY)!.sources).toEqual({
+      license: 'site',
+      usage: { train: 'entry', infer: 'site', cache: 'site', redistribute: 'site' },
+    });
     expect(data.inherited).toEqual({
       license: 'https://example.com/license#tdm',
       usage: { train: 'deny', infer: 'allow-with-citation', cache: 'allow', redistribute: 'deny' },
-      sources: { license: 'site', usage: { train: 'site', infer: 'site', cache: 'site', redistribute: 'site' } },
+      sources: {
+        license: 'site',
+        usage: { train: 'site', infer: 'site', cache: 'site', redistribute: 'site' },
+      },
     });
-    expect(data.licenses.map((l) => l.uri)).toEqual(['https://example.com/license#tdm', 'https://creativecommons.org/licenses/by/4.0/']);
+    expect(data.licenses.map((l) => l.uri)).toEqual([
+      'https://example.com/license#tdm',
+      'https://creativecommons.org/licenses/by/4.0/',
+    ]);
   });
 
   it('lists the content types enabled for the manifest, where the panel shows', async () => {
@@ -82,7 +117,12 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
         { uid: GUIDE, displayName: expect.any(String), localized: false },
       ]),
     );
-    expect(res.body.data.map((t: { uid: string }) => t.uid).sort()).toEqual(['api::article.article', 'api::dataset.dataset', 'api::guide.guide', 'api::page.page']);
+    expect(res.body.data.map((t: { uid: string }) => t.uid).sort()).toEqual([
+      'api::article.article',
+      'api::dataset.dataset',
+      'api::guide.guide',
+      'api::page.page',
+    ]);
     expect((await app.http.get('/sitemap-ai/content-types').set(auth(editor))).status).toBe(403);
     expect((await app.http.get('/sitemap-ai/content-types')).status).toBe(401);
   });
@@ -91,64 +131,125 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
     const data = await panelData('?locale=sk');
     expect(data.locale).toBe('sk');
     expect(data.fragments.length).toBeGreaterThan(3);
-    expect(data.fragments.every((f) => f.id.startsWith('article:index-stranok-pre-ai:sk') && f.state === 'unchanged')).toBe(true);
+    expect(
+      data.fragments.every(
+        (f) => f.id.startsWith('article:index-stranok-pre-ai:sk') && f.state === 'unchanged',
+      ),
+    ).toBe(true);
   });
 
   it('shows a type without locales with locale null and the type’s own policy', async () => {
-    const guide = (await documents(app, GUIDE).findFirst({ filters: { slug: 'publish-a-dataset-with-a-licence' } }))!;
+    const guide = (await documents(app, GUIDE).findFirst({
+      filters: { slug: 'publish-a-dataset-with-a-licence' },
+    }))!;
     const data = (await panel(GUIDE, guide.documentId).expect(200)).body.data as EntryPanelData;
     expect(data.locale).toBeNull();
     expect(data.fragments.length).toBeGreaterThan(1);
     expect(data.fragments.every((f) => f.state === 'unchanged')).toBe(true);
     const dataset = (await documents(app, 'api::dataset.dataset').findFirst({}))!;
-    const datasetPanel = (await panel('api::dataset.dataset', dataset.documentId).expect(200)).body.data as EntryPanelData;
-    expect(datasetPanel.inherited.sources).toEqual({ license: 'type', usage: { train: 'type', infer: 'site', cache: 'site', redistribute: 'site' } });
+    const datasetPanel = (await panel('api::dataset.dataset', dataset.documentId).expect(200)).body
+      .data as EntryPanelData;
+    expect(datasetPanel.inherited.sources).toEqual({
+      license: 'type',
+      usage: { train: 'type', infer: 'site', cache: 'site', redistribute: 'site' },
+    });
   });
 
   it('compares an edited draft with what is published: an edited section is changed, a new heading new, a removed heading listed as removed', async () => {
     const body = geo
-      .body!.replace(/## Security and privacy[\s\S]*$/, '## Brand new heading\n\nA section written in the draft only.\n')
+      .body!.replace(
+        /## Security and privacy[\s\S]*$/,
+        '## Brand new heading\n\nA section written in the draft only.\n',
+      )
       .replace('how often a fragment changes', 'how often, on average, a fragment changes');
-    await documents(app, ARTICLE).update({ documentId: geo.documentId, locale: 'en', data: { body } });
+    await documents(app, ARTICLE).update({
+      documentId: geo.documentId,
+      locale: 'en',
+      data: { body },
+    });
 
     const data = await panelData();
-    expect(byId(data, STABILITY)).toMatchObject({ state: 'changed', published: { version: 'v1.0' } });
+    expect(byId(data, STABILITY)).toMatchObject({
+      state: 'changed',
+      published: { version: 'v1.0' },
+    });
     expect(byId(data, STABILITY)!.checksum).not.toBe(byId(data, STABILITY)!.published!.checksum);
-    expect(byId(data, `${PAGE_ID}:brand-new-heading`)).toMatchObject({ state: 'new', published: null, title: 'Brand new heading' });
+    expect(byId(data, `${PAGE_ID}:brand-new-heading`)).toMatchObject({
+      state: 'new',
+      published: null,
+      title: 'Brand new heading',
+    });
     expect(byId(data, SECURITY)).toBeUndefined();
     expect(data.removed).toEqual([{ id: SECURITY, title: 'Security and privacy' }]);
     expect(byId(data, PAGE_ID)!.state).toBe('changed');
     expect(byId(data, WHY)!.state).toBe('unchanged');
     // A draft is never public.
-    expect((await app.http.get(`${API}/fragments/${SECURITY}`).expect(200)).body.item.version).toBe('v1.0');
+    expect((await app.http.get(`${API}/fragments/${SECURITY}`).expect(200)).body.item.version).toBe(
+      'v1.0',
+    );
   });
 
   it('applies a per-fragment override of the draft to that fragment’s effective usage only', async () => {
-    const draft = (await documents(app, ARTICLE).findFirst({ filters: { documentId: geo.documentId }, locale: 'en', status: 'draft' }))!;
+    const draft = (await documents(app, ARTICLE).findFirst({
+      filters: { documentId: geo.documentId },
+      locale: 'en',
+      status: 'draft',
+    }))!;
     await documents(app, ARTICLE).update({
       documentId: geo.documentId,
       locale: 'en',
-      data: { sitemapAi: { ...(draft.sitemapAi ?? {}), fragments: { [WHY]: { usage: { train: 'allow' }, license: 'https://creativecommons.org/licenses/by/4.0/' } } } },
+      data: {
+        sitemapAi: {
+          ...(draft.sitemapAi ?? {}),
+          fragments: {
+            [WHY]: {
+              usage: { train: 'allow' },
+              license: 'https://creativecommons.org/licenses/by/4.0/',
+            },
+          },
+        },
+      },
     });
     const data = await panelData();
     expect(byId(data, WHY)).toMatchObject({
       state: 'changed',
       license: 'https://creativecommons.org/licenses/by/4.0/',
       usage: { train: 'allow', infer: 'allow-with-citation' },
-      sources: { license: 'fragment', usage: { train: 'fragment', infer: 'site', cache: 'site', redistribute: 'site' } },
+      sources: {
+        license: 'fragment',
+        usage: { train: 'fragment', infer: 'site', cache: 'site', redistribute: 'site' },
+      },
     });
-    expect(byId(data, `${PAGE_ID}:goals-and-principles-of-sitemap-ai`)).toMatchObject({ state: 'unchanged', usage: { train: 'deny' } });
+    expect(byId(data, `${PAGE_ID}:goals-and-principles-of-sitemap-ai`)).toMatchObject({
+      state: 'unchanged',
+      usage: { train: 'deny' },
+    });
   });
 
   it('keeps an excluded fragment in the list, marked, and lists it as removed when it is published now', async () => {
-    const draft = (await documents(app, ARTICLE).findFirst({ filters: { documentId: geo.documentId }, locale: 'en', status: 'draft' }))!;
-    const fragments = { ...((draft.sitemapAi?.fragments as object) ?? {}), [WHY]: { exclude: true } };
-    await documents(app, ARTICLE).update({ documentId: geo.documentId, locale: 'en', data: { sitemapAi: { ...draft.sitemapAi, fragments } } });
+    const draft = (await documents(app, ARTICLE).findFirst({
+      filters: { documentId: geo.documentId },
+      locale: 'en',
+      status: 'draft',
+    }))!;
+    const fragments = {
+      ...((draft.sitemapAi?.fragments as object) ?? {}),
+      [WHY]: { exclude: true },
+    };
+    await documents(app, ARTICLE).update({
+      documentId: geo.documentId,
+      locale: 'en',
+      data: { sitemapAi: { ...draft.sitemapAi, fragments } },
+    });
     const data = await panelData();
     expect(byId(data, WHY)).toMatchObject({ excluded: true, state: 'changed' });
     expect(data.removed.map((r) => r.id)).toContain(WHY);
 
-    await documents(app, ARTICLE).update({ documentId: geo.documentId, locale: 'en', data: { sitemapAi: { ...draft.sitemapAi, sensitive: true } } });
+    await documents(app, ARTICLE).update({
+      documentId: geo.documentId,
+      locale: 'en',
+      data: { sitemapAi: { ...draft.sitemapAi, sensitive: true } },
+    });
     const sensitive = await panelData();
     expect(sensitive.sensitive).toBe(true);
     expect(sensitive.fragments.every((f) => f.excluded === true)).toBe(true);
@@ -157,8 +258,13 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
 
   it('reports the reason recorded with the last published change, which stays in the draft and would not be used again', async () => {
     const articles = documents(app, ARTICLE);
-    const tdm = (await articles.findFirst({ filters: { slug: 'tdm-licensing' }, locale: 'en', status: 'draft' }))!;
-    const seeded = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body.data as EntryPanelData;
+    const tdm = (await articles.findFirst({
+      filters: { slug: 'tdm-licensing' },
+      locale: 'en',
+      status: 'draft',
+    }))!;
+    const seeded = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body
+      .data as EntryPanelData;
     // The seed published it with this reason, and the draft still holds it.
     expect(tdm.sitemapAi?.reason).toBe('Initial publication');
     expect(seeded.lastRecordedReason).toBe('Initial publication');
@@ -166,16 +272,23 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
     await articles.update({
       documentId: tdm.documentId,
       locale: 'en',
-      data: { body: `${tdm.body}\n\nRobots.txt alone does not reserve TDM rights.`, sitemapAi: { ...tdm.sitemapAi, reason: '  Explain robots.txt and TDM  ' } },
+      data: {
+        body: `${tdm.body}\n\nRobots.txt alone does not reserve TDM rights.`,
+        sitemapAi: { ...tdm.sitemapAi, reason: '  Explain robots.txt and TDM  ' },
+      },
     });
-    const drafted = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body.data as EntryPanelData;
+    const drafted = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body
+      .data as EntryPanelData;
     expect(drafted.lastRecordedReason).toBe('Initial publication');
 
     await articles.publish({ documentId: tdm.documentId, locale: 'en' });
-    const published = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body.data as EntryPanelData;
+    const published = (await panel(ARTICLE, tdm.documentId, '?locale=en').expect(200)).body
+      .data as EntryPanelData;
     // Trimmed, as the tracker compares it with the next publish's reason.
     expect(published.lastRecordedReason).toBe('Explain robots.txt and TDM');
-    const changelog = (await app.http.get(`${API}/fragments/article:tdm-licensing:en/changelog`).expect(200)).body as { entries: { desc: string }[] };
+    const changelog = (
+      await app.http.get(`${API}/fragments/article:tdm-licensing:en/changelog`).expect(200)
+    ).body as { entries: { desc: string }[] };
     expect(changelog.entries[0]!.desc).toBe('Explain robots.txt and TDM');
   });
 
@@ -195,7 +308,11 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
 
   it('answers 404 to a document that does not exist, or not in that locale', async () => {
     expect((await panel(ARTICLE, 'nosuchdocument0000000000', '?locale=en')).status).toBe(404);
-    const english = (await documents(app, ARTICLE).findFirst({ filters: { slug: 'tdm-licensing' }, locale: 'en', status: 'draft' }))!;
+    const english = (await documents(app, ARTICLE).findFirst({
+      filters: { slug: 'tdm-licensing' },
+      locale: 'en',
+      status: 'draft',
+    }))!;
     const res = await panel(ARTICLE, english.documentId, '?locale=sk');
     expect(res.status).toBe(404);
     expect(res.body.error.name).toBe('NotFoundError');
@@ -203,10 +320,18 @@ describe.each(testDatabases())('the editors’ entry panel on %s', (client) => {
 
   it('refuses an Editor without the "edit AI fields" permission (403) and a request without a token (401); a granted Editor reads it', async () => {
     expect((await panel(ARTICLE, geo.documentId, '?locale=en', editor)).status).toBe(403);
-    expect((await app.http.get(`/sitemap-ai/entries/${ARTICLE}/${geo.documentId}`)).status).toBe(401);
+    expect((await app.http.get(`/sitemap-ai/entries/${ARTICLE}/${geo.documentId}`)).status).toBe(
+      401,
+    );
 
-    const role = (await app.strapi.service('admin::role').findOne({ code: 'strapi-editor' })) as { id: number };
-    await app.strapi.service('admin::role').addPermissions(role.id, [{ action: 'plugin::sitemap-ai.fields.edit', subject: null, properties: {}, conditions: [] }]);
+    const role = (await app.strapi.service('admin::role').findOne({ code: 'strapi-editor' })) as {
+      id: number;
+    };
+    await app.strapi
+      .service('admin::role')
+      .addPermissions(role.id, [
+        { action: 'plugin::sitemap-ai.fields.edit', subject: null, properties: {}, conditions: [] },
+      ]);
     const granted = await roleToken(app, 'strapi-editor', 'granted-editor@example.com');
     expect((await panel(ARTICLE, geo.documentId, '?locale=en', granted)).status).toBe(200);
   });

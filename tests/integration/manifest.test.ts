@@ -64,17 +64,22 @@ describe.each(testDatabases())('manifest served from a seeded playground on %s',
     const sk = items.filter((i) => i.lang === 'sk');
     expect(sk.length).toBeGreaterThan(0);
     const skArticles = sk.filter((i) => i.type === 'article');
-    expect(skArticles.every((i) => i.alt_of && ids.has(i.alt_of) && i.alt_of.endsWith(':en'))).toBe(true);
+    expect(skArticles.every((i) => i.alt_of && ids.has(i.alt_of) && i.alt_of.endsWith(':en'))).toBe(
+      true,
+    );
   });
 
   it('serves canonical content whose sha256 is the item checksum, for every item', async () => {
     for (const item of items) {
-      const res = await app.http.get(pathOf(item.content_url)).buffer(true).parse((r, done) => {
-        let text = '';
-        r.setEncoding('utf8');
-        r.on('data', (chunk: string) => (text += chunk));
-        r.on('end', () => done(null, text));
-      });
+      const res = await app.http
+        .get(pathOf(item.content_url))
+        .buffer(true)
+        .parse((r, done) => {
+          let text = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk: string) => (text += chunk));
+          r.on('end', () => done(null, text));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8');
       expect(sha256(res.body as string)).toBe(item.checksum);
@@ -91,7 +96,9 @@ describe.each(testDatabases())('manifest served from a seeded playground on %s',
       expect(everything.includes(marker), `${name} leaked`).toBe(false);
     }
     expect(items.some((i) => i.id.includes('draft-only'))).toBe(false);
-    expect(items.some((i) => i.id.startsWith('internal-memo:') || i.id.startsWith('author:'))).toBe(false);
+    expect(items.some((i) => i.id.startsWith('internal-memo:') || i.id.startsWith('author:'))).toBe(
+      false,
+    );
     expect(everything).not.toMatch(/"(documentId|document_id|sitemapAi|internalNotes|email)"/);
     expect(everything).not.toMatch(/\/admin\/|\/content-manager\//);
   });
@@ -102,19 +109,31 @@ describe.each(testDatabases())('manifest served from a seeded playground on %s',
     expect(sections.items.every((i) => i.type === 'section')).toBe(true);
     const sk = await crawl(app.http, { lang: 'sk' });
     expect(sk.items.length).toBe(items.filter((i) => i.lang === 'sk').length);
-    const first = await app.http.get(`${API}/manifest`).query({ type: 'section', limit: '5' }).expect(200);
-    const res = await app.http.get(`${API}/manifest`).query({ type: 'table', page_token: first.body.next_page_token });
+    const first = await app.http
+      .get(`${API}/manifest`)
+      .query({ type: 'section', limit: '5' })
+      .expect(200);
+    const res = await app.http
+      .get(`${API}/manifest`)
+      .query({ type: 'table', page_token: first.body.next_page_token });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/filters/);
   });
 
   it('answers 304 to If-None-Match on manifest, fragment and content', async () => {
     const item = items.find((i) => i.type === 'section')!;
-    for (const path of [`${API}/manifest?limit=7`, `${API}/fragments/${item.id}`, pathOf(item.content_url), `${API}/schema.json`]) {
+    for (const path of [
+      `${API}/manifest?limit=7`,
+      `${API}/fragments/${item.id}`,
+      pathOf(item.content_url),
+      `${API}/schema.json`,
+    ]) {
       const first = await app.http.get(path).expect(200);
       const etag = first.headers.etag as string;
       expect(etag).toMatch(/^"/);
-      expect(first.headers['last-modified'] ?? (path.endsWith('schema.json') ? 'n/a' : undefined)).toBeDefined();
+      expect(
+        first.headers['last-modified'] ?? (path.endsWith('schema.json') ? 'n/a' : undefined),
+      ).toBeDefined();
       const second = await app.http.get(path).set('If-None-Match', etag);
       expect(second.status).toBe(304);
       const other = await app.http.get(path).set('If-None-Match', '"something-else"');
@@ -154,8 +173,14 @@ describe.each(testDatabases())('manifest served from a seeded playground on %s',
     const first = await app.http.get(`${API}/manifest`).query({ limit: '5' }).expect(200);
     const token = first.body.next_page_token as string;
     const [payload, mac] = token.split('.') as [string, string];
-    const forged = Buffer.from(JSON.stringify([1, 1, 'zzz', 'type=&lang=', 'manifest'])).toString('base64url');
-    for (const bad of [`${forged}.${mac}`, `${payload}.${mac.slice(0, -2)}AA`, `${payload}x.${mac}`]) {
+    const forged = Buffer.from(JSON.stringify([1, 1, 'zzz', 'type=&lang=', 'manifest'])).toString(
+      'base64url',
+    );
+    for (const bad of [
+      `${forged}.${mac}`,
+      `${payload}.${mac.slice(0, -2)}AA`,
+      `${payload}x.${mac}`,
+    ]) {
       const res = await app.http.get(`${API}/manifest`).query({ page_token: bad, limit: '5' });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toMatch(/page_token/);
@@ -165,6 +190,8 @@ describe.each(testDatabases())('manifest served from a seeded playground on %s',
     const missing = await app.http.get(`${API}/fragments/article:no-such-entry:en`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.name).toBe('ItemNotFoundError');
-    expect((await app.http.get(`${API}/fragments/article:no-such-entry:en/content`)).status).toBe(404);
+    expect((await app.http.get(`${API}/fragments/article:no-such-entry:en/content`)).status).toBe(
+      404,
+    );
   });
 });

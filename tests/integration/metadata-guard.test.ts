@@ -5,7 +5,12 @@ import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 const ARTICLE = 'api::article.article';
 const CM = `/content-manager/collection-types/${ARTICLE}`;
 
-type Doc = { documentId: string; title: string; summary?: string; sitemapAi?: Record<string, unknown> | null };
+type Doc = {
+  documentId: string;
+  title: string;
+  summary?: string;
+  sitemapAi?: Record<string, unknown> | null;
+};
 
 function documents(app: TestApp) {
   return app.strapi.documents(ARTICLE as never) as unknown as {
@@ -27,15 +32,21 @@ describe.each(testDatabases())('the guard of the editors’ values on %s', (clie
   let doc: Doc;
 
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const draft = async () => (await documents(app).findOne({ documentId: doc.documentId, locale: 'en', status: 'draft' }))!;
-  const save = (token: string, body: object) => app.http.put(`${CM}/${doc.documentId}?locale=en`).set(auth(token)).send(body);
+  const draft = async () =>
+    (await documents(app).findOne({ documentId: doc.documentId, locale: 'en', status: 'draft' }))!;
+  const save = (token: string, body: object) =>
+    app.http.put(`${CM}/${doc.documentId}?locale=en`).set(auth(token)).send(body);
 
   beforeAll(async () => {
     app = await bootPlayground(client);
     owner = await superAdminToken(app);
     editor = await roleToken(app, 'strapi-editor', 'editor@example.com');
     await grantLocales(app, 'strapi-editor', ARTICLE, ['en', 'sk']);
-    doc = (await documents(app).findFirst({ filters: { slug: 'fragment-permalinks' }, locale: 'en', status: 'draft' }))!;
+    doc = (await documents(app).findFirst({
+      filters: { slug: 'fragment-permalinks' },
+      locale: 'en',
+      status: 'draft',
+    }))!;
     expect(doc.sitemapAi).toBeTruthy();
   });
 
@@ -47,22 +58,32 @@ describe.each(testDatabases())('the guard of the editors’ values on %s', (clie
     [{ usage: { train: 'sometimes' } }, 'sitemapAi.usage.train'],
     [{ licence: 'https://example.com/l' }, 'sitemapAi.licence'],
     [{ evidence: [{ rel: 'standard', url: 'javascript:alert(1)' }] }, 'sitemapAi.evidence[0].url'],
-    [{ fragments: { 'article:fragment-permalinks:en': { sensitive: true } } }, 'sitemapAi.fragments["article:fragment-permalinks:en"].sensitive'],
+    [
+      { fragments: { 'article:fragment-permalinks:en': { sensitive: true } } },
+      'sitemapAi.fragments["article:fragment-permalinks:en"].sensitive',
+    ],
     [{ stability_pin: 2 }, 'sitemapAi.stability_pin'],
     ['{"usage":{}}', 'sitemapAi'],
-  ])('refuses an invalid value %j saved through the Content Manager with a 400 naming %s, and keeps the stored value', async (value, field) => {
-    const before = await draft();
-    const res = await save(owner, { title: before.title, sitemapAi: value });
-    expect(res.status).toBe(400);
-    expect(res.body.error.name).toBe('ValidationError');
-    expect(res.body.error.message).toContain(`${field}:`);
-    expect(res.body.error.details.errors[0].path[0]).toBe('sitemapAi');
-    expect((await draft()).sitemapAi).toEqual(before.sitemapAi);
-  });
+  ])(
+    'refuses an invalid value %j saved through the Content Manager with a 400 naming %s, and keeps the stored value',
+    async (value, field) => {
+      const before = await draft();
+      const res = await save(owner, { title: before.title, sitemapAi: value });
+      expect(res.status).toBe(400);
+      expect(res.body.error.name).toBe('ValidationError');
+      expect(res.body.error.message).toContain(`${field}:`);
+      expect(res.body.error.details.errors[0].path[0]).toBe('sitemapAi');
+      expect((await draft()).sitemapAi).toEqual(before.sitemapAi);
+    },
+  );
 
   it('lets a super admin save a valid change', async () => {
     const before = await draft();
-    const next = { ...before.sitemapAi, topics: ['Permalinks', 'Anchors'], reason: 'Better topics' };
+    const next = {
+      ...before.sitemapAi,
+      topics: ['Permalinks', 'Anchors'],
+      reason: 'Better topics',
+    };
     const res = await save(owner, { title: before.title, sitemapAi: next });
     expect(res.status).toBe(200);
     expect((await draft()).sitemapAi).toEqual(next);
@@ -70,7 +91,10 @@ describe.each(testDatabases())('the guard of the editors’ values on %s', (clie
 
   it('refuses an Editor without the "edit AI fields" permission who changes the value (403), and keeps the stored value', async () => {
     const before = await draft();
-    const res = await save(editor, { title: before.title, sitemapAi: { ...before.sitemapAi, usage: { train: 'allow' } } });
+    const res = await save(editor, {
+      title: before.title,
+      sitemapAi: { ...before.sitemapAi, usage: { train: 'allow' } },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toContain('plugin::sitemap-ai.fields.edit');
     expect((await draft()).sitemapAi).toEqual(before.sitemapAi);
@@ -81,9 +105,16 @@ describe.each(testDatabases())('the guard of the editors’ values on %s', (clie
 
   it('lets that Editor save the entry with the same value, or without it', async () => {
     const before = await draft();
-    const same = await save(editor, { title: before.title, summary: 'Edited by an Editor.', sitemapAi: before.sitemapAi });
+    const same = await save(editor, {
+      title: before.title,
+      summary: 'Edited by an Editor.',
+      sitemapAi: before.sitemapAi,
+    });
     expect(same.status).toBe(200);
-    const without = await save(editor, { title: before.title, summary: 'Edited again by an Editor.' });
+    const without = await save(editor, {
+      title: before.title,
+      summary: 'Edited again by an Editor.',
+    });
     expect(without.status).toBe(200);
     const after = await draft();
     expect(after.summary).toBe('Edited again by an Editor.');
@@ -94,26 +125,53 @@ describe.each(testDatabases())('the guard of the editors’ values on %s', (clie
     const refused = await app.http
       .post(`${CM}?locale=en`)
       .set(auth(editor))
-      .send({ title: 'Editor draft', slug: 'editor-draft', sitemapAi: { usage: { train: 'allow' } } });
+      .send({
+        title: 'Editor draft',
+        slug: 'editor-draft',
+        sitemapAi: { usage: { train: 'allow' } },
+      });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toContain('plugin::sitemap-ai.fields.edit');
-    expect(await documents(app).findFirst({ filters: { slug: 'editor-draft' }, locale: 'en', status: 'draft' })).toBeNull();
-    const created = await app.http.post(`${CM}?locale=en`).set(auth(editor)).send({ title: 'Editor draft', slug: 'editor-draft' });
+    expect(
+      await documents(app).findFirst({
+        filters: { slug: 'editor-draft' },
+        locale: 'en',
+        status: 'draft',
+      }),
+    ).toBeNull();
+    const created = await app.http
+      .post(`${CM}?locale=en`)
+      .set(auth(editor))
+      .send({ title: 'Editor draft', slug: 'editor-draft' });
     expect(created.status).toBe(201);
   });
 
   it('checks values written without a request (scripts, seeds) too, but needs no permission there', async () => {
-    await expect(documents(app).update({ documentId: doc.documentId, locale: 'en', data: { sitemapAi: { usage: { train: 'maybe' } } } })).rejects.toThrow(
-      /sitemapAi\.usage\.train/,
-    );
+    await expect(
+      documents(app).update({
+        documentId: doc.documentId,
+        locale: 'en',
+        data: { sitemapAi: { usage: { train: 'maybe' } } },
+      }),
+    ).rejects.toThrow(/sitemapAi\.usage\.train/);
     const next = { usage: { train: 'allow' as const } };
-    await documents(app).update({ documentId: doc.documentId, locale: 'en', data: { sitemapAi: next } });
+    await documents(app).update({
+      documentId: doc.documentId,
+      locale: 'en',
+      data: { sitemapAi: next },
+    });
     expect((await draft()).sitemapAi).toEqual(next);
   });
 
   it('lets an Editor change the values once the role has the permission', async () => {
-    const role = (await app.strapi.service('admin::role').findOne({ code: 'strapi-editor' })) as { id: number };
-    await app.strapi.service('admin::role').addPermissions(role.id, [{ action: 'plugin::sitemap-ai.fields.edit', subject: null, properties: {}, conditions: [] }]);
+    const role = (await app.strapi.service('admin::role').findOne({ code: 'strapi-editor' })) as {
+      id: number;
+    };
+    await app.strapi
+      .service('admin::role')
+      .addPermissions(role.id, [
+        { action: 'plugin::sitemap-ai.fields.edit', subject: null, properties: {}, conditions: [] },
+      ]);
     const before = await draft();
     const next = { ...before.sitemapAi, usage: { train: 'deny' } };
     expect((await save(editor, { title: before.title, sitemapAi: next })).status).toBe(200);

@@ -10,9 +10,17 @@ const SCHEDULE = { SITEMAP_AI_SCHEDULE: 'true', SITEMAP_AI_CRON: `*/${TICK_SECON
 
 function waitFor(line: string, output: string[], timeoutMs = 60_000): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance B did not print "${line}": ${output.join('')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`instance B did not print "${line}": ${output.join('')}`)),
+      timeoutMs,
+    );
     const check = () => {
-      if (output.join('').split('\n').some((l) => l.trim() === line)) {
+      if (
+        output
+          .join('')
+          .split('\n')
+          .some((l) => l.trim() === line)
+      ) {
         clearTimeout(timer);
         resolve();
       } else setTimeout(check, 100);
@@ -21,99 +29,122 @@ function waitFor(line: string, output: string[], timeoutMs = 60_000): Promise<vo
   });
 }
 
-describe.runIf(testDatabases().includes('postgres'))('two Strapi instances on one PostgreSQL database', () => {
-  let a: TestApp;
-  let b: ChildProcessWithoutNullStreams;
-  const output: string[] = [];
+describe.runIf(testDatabases().includes('postgres'))(
+  'two Strapi instances on one PostgreSQL database',
+  () => {
+    let a: TestApp;
+    let b: ChildProcessWithoutNullStreams;
+    const output: string[] = [];
 
-  beforeAll(async () => {
-    a = await bootPlayground('postgres', { env: SCHEDULE });
-    b = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'instance.cjs')], {
-      env: {
-        ...process.env,
-        ...a.database.env,
-        ...SCHEDULE,
-        LOG_LEVEL: 'error',
-        NODE_ENV: 'test',
-        SITEMAP_AI_RATE_LIMIT_MAX: '1000000',
-        SLUGS: 'tdm-licensing,stability-scores-explained',
-      },
+    beforeAll(async () => {
+      a = await bootPlayground('postgres', { env: SCHEDULE });
+      b = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'instance.cjs')], {
+        env: {
+          ...process.env,
+          ...a.database.env,
+          ...SCHEDULE,
+          LOG_LEVEL: 'error',
+          NODE_ENV: 'test',
+          SITEMAP_AI_RATE_LIMIT_MAX: '1000000',
+          SLUGS: 'tdm-licensing,stability-scores-explained',
+        },
+      });
+      b.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+      b.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+      await waitFor('ready', output);
     });
-    b.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    b.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    await waitFor('ready', output);
-  });
 
-  afterAll(async () => {
-    if (b && b.exitCode === null) b.kill('SIGTERM');
-    await a?.close();
-  });
+    afterAll(async () => {
+      if (b && b.exitCode === null) b.kill('SIGTERM');
+      await a?.close();
+    });
 
-  it('builds at most one snapshot per tick and loses or duplicates no change under concurrent publishes on both', async () => {
-    const start = await a.strapi.plugin('sitemap-ai').service('manifest').current();
-    const documents = a.strapi.documents('api::article.article' as never) as unknown as {
-      findFirst(p: object): Promise<{ documentId: string; body: string }>;
-      update(p: object): Promise<unknown>;
-      publish(p: object): Promise<unknown>;
-    };
-    // When both instances publish at the same time while both schedules tick
-    b.stdin.write('go\n');
-    await Promise.all(
-      ['geo-index', 'measuring-ai-crawler-ingest'].map(async (slug) => {
-        const doc = await documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
-        await documents.update({ documentId: doc.documentId, locale: 'en', data: { body: `${doc.body}\n\nEdited by instance A.` } });
-        await documents.publish({ documentId: doc.documentId, locale: 'en' });
-      }),
-    );
-    await waitFor('published', output);
-    // Let several ticks pass on both instances
-    await new Promise((r) => setTimeout(r, TICK_SECONDS * 4 * 1000));
-    const exited = new Promise((r) => b.once('exit', r));
-    b.stdin.write('stop\n');
-    await exited;
-    const ticksB = Number(/ticks (\d+)/.exec(output.join(''))?.[1] ?? 0);
-    expect(ticksB).toBeGreaterThan(0);
-    expect(a.strapi.plugin('sitemap-ai').service('scheduler').ticks()).toBeGreaterThan(0);
+    it('builds at most one snapshot per tick and loses or duplicates no change under concurrent publishes on both', async () => {
+      const start = await a.strapi.plugin('sitemap-ai').service('manifest').current();
+      const documents = a.strapi.documents('api::article.article' as never) as unknown as {
+        findFirst(p: object): Promise<{ documentId: string; body: string }>;
+        update(p: object): Promise<unknown>;
+        publish(p: object): Promise<unknown>;
+      };
+      // When both instances publish at the same time while both schedules tick
+      b.stdin.write('go\n');
+      await Promise.all(
+        ['geo-index', 'measuring-ai-crawler-ingest'].map(async (slug) => {
+          const doc = await documents.findFirst({
+            filters: { slug },
+            locale: 'en',
+            status: 'draft',
+          });
+          await documents.update({
+            documentId: doc.documentId,
+            locale: 'en',
+            data: { body: `${doc.body}\n\nEdited by instance A.` },
+          });
+          await documents.publish({ documentId: doc.documentId, locale: 'en' });
+        }),
+      );
+      await waitFor('published', output);
+      // Let several ticks pass on both instances
+      await new Promise((r) => setTimeout(r, TICK_SECONDS * 4 * 1000));
+      const exited = new Promise((r) => b.once('exit', r));
+      b.stdin.write('stop\n');
+      await exited;
+      const ticksB = Number(/ticks (\d+)/.exec(output.join(''))?.[1] ?? 0);
+      expect(ticksB).toBeGreaterThan(0);
+      expect(a.strapi.plugin('sitemap-ai').service('scheduler').ticks()).toBeGreaterThan(0);
 
-    // Then snapshots are contiguous, at most one per tick
-    const snapshots = (await a.strapi.plugin('sitemap-ai').service('manifest').recentSnapshots(100)).filter((s: { seq: number }) => s.seq > start.seq);
-    expect(snapshots.length).toBeGreaterThan(0);
-    const seqs = snapshots.map((s: { seq: number }) => s.seq).sort((x: number, y: number) => x - y);
-    expect(seqs).toEqual(seqs.map((_: number, i: number) => start.seq + 1 + i));
-    const ticks = snapshots.map((s: { builtAt: string }) => Math.floor(Date.parse(s.builtAt) / 1000 / TICK_SECONDS));
-    expect(new Set(ticks).size).toBe(ticks.length);
+      // Then snapshots are contiguous, at most one per tick
+      const snapshots = (
+        await a.strapi.plugin('sitemap-ai').service('manifest').recentSnapshots(100)
+      ).filter((s: { seq: number }) => s.seq > start.seq);
+      expect(snapshots.length).toBeGreaterThan(0);
+      const seqs = snapshots
+        .map((s: { seq: number }) => s.seq)
+        .sort((x: number, y: number) => x - y);
+      expect(seqs).toEqual(seqs.map((_: number, i: number) => start.seq + 1 + i));
+      const ticks = snapshots.map((s: { builtAt: string }) =>
+        Math.floor(Date.parse(s.builtAt) / 1000 / TICK_SECONDS),
+      );
+      expect(new Set(ticks).size).toBe(ticks.length);
 
-    // And every publish of both instances is in the manifest, with exactly one changelog entry per version
-    const rows = (await a.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany()) as { item_id: string; version: string; kind: string }[];
-    const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
-    expect(new Set(keys).size).toBe(keys.length);
-    const { items } = await crawl(a.http, { limit: '1000' });
-    for (const [slug, by] of [
-      ['geo-index', 'A'],
-      ['measuring-ai-crawler-ingest', 'A'],
-      ['tdm-licensing', 'B'],
-      ['stability-scores-explained', 'B'],
-    ]) {
-      const page = items.find((i) => i.id === `article:${slug}:en`)!;
-      expect(page.version, slug).toBe('v2.0');
-      const content = await a.http.get(new URL(page.content_url).pathname).buffer(true);
-      expect(content.text).toContain(`Edited by instance ${by}.`);
-      expect(rows.filter((r) => r.item_id === page.id && r.version === 'v2.0')).toHaveLength(1);
-    }
-  });
+      // And every publish of both instances is in the manifest, with exactly one changelog entry per version
+      const rows = (await a.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany()) as {
+        item_id: string;
+        version: string;
+        kind: string;
+      }[];
+      const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      const { items } = await crawl(a.http, { limit: '1000' });
+      for (const [slug, by] of [
+        ['geo-index', 'A'],
+        ['measuring-ai-crawler-ingest', 'A'],
+        ['tdm-licensing', 'B'],
+        ['stability-scores-explained', 'B'],
+      ]) {
+        const page = items.find((i) => i.id === `article:${slug}:en`)!;
+        expect(page.version, slug).toBe('v2.0');
+        const content = await a.http.get(new URL(page.content_url).pathname).buffer(true);
+        expect(content.text).toContain(`Edited by instance ${by}.`);
+        expect(rows.filter((r) => r.item_id === page.id && r.version === 'v2.0')).toHaveLength(1);
+      }
+    });
 
-  it('gives the build lock to one owner at a time, and to another once it expires', async () => {
-    const locks = createLockRepository({ strapi: a.strapi });
-    const now = Date.now();
-    const results = await Promise.all(['x', 'y', 'z'].map((owner) => locks.acquire('test-lock', owner, 60_000, now)));
-    expect(results.filter(Boolean)).toHaveLength(1);
-    const holder = ['x', 'y', 'z'][results.indexOf(true)]!;
-    const other = holder === 'x' ? 'y' : 'x';
-    expect(await locks.acquire('test-lock', other, 60_000, now + 1000)).toBe(false);
-    expect(await locks.acquire('test-lock', holder, 60_000, now + 1000)).toBe(true);
-    // A crashed holder never releases: after the expiry another owner takes it
-    expect(await locks.acquire('test-lock', other, 60_000, now + 120_000)).toBe(true);
-    await locks.release('test-lock', other);
-    expect(await locks.acquire('test-lock', holder, 60_000, now + 121_000)).toBe(true);
-  });
-});
+    it('gives the build lock to one owner at a time, and to another once it expires', async () => {
+      const locks = createLockRepository({ strapi: a.strapi });
+      const now = Date.now();
+      const results = await Promise.all(
+        ['x', 'y', 'z'].map((owner) => locks.acquire('test-lock', owner, 60_000, now)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const holder = ['x', 'y', 'z'][results.indexOf(true)]!;
+      const other = holder === 'x' ? 'y' : 'x';
+      expect(await locks.acquire('test-lock', other, 60_000, now + 1000)).toBe(false);
+      expect(await locks.acquire('test-lock', holder, 60_000, now + 1000)).toBe(true);
+      // A crashed holder never releases: after the expiry another owner takes it
+      expect(await locks.acquire('test-lock', other, 60_000, now + 120_000)).toBe(true);
+      await locks.release('test-lock', other);
+      expect(await locks.acquire('test-lock', holder, 60_000, now + 121_000)).toBe(true);
+    });
+  },
+);

@@ -6,7 +6,9 @@ describe('rate limit of the public routes', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await bootPlayground('sqlite', { env: { SITEMAP_AI_RATE_LIMIT_MAX: '5', PLAYGROUND_SEED: 'false' } });
+    app = await bootPlayground('sqlite', {
+      env: { SITEMAP_AI_RATE_LIMIT_MAX: '5', PLAYGROUND_SEED: 'false' },
+    });
   });
 
   afterAll(async () => {
@@ -15,7 +17,14 @@ describe('rate limit of the public routes', () => {
 
   it('answers 429 with Retry-After once a client passes the limit, across all public routes', async () => {
     const statuses: number[] = [];
-    for (const path of ['/manifest', '/schema.json', '/manifest.xml', '/manifest', '/fragments/article:x:en', '/manifest']) {
+    for (const path of [
+      '/manifest',
+      '/schema.json',
+      '/manifest.xml',
+      '/manifest',
+      '/fragments/article:x:en',
+      '/manifest',
+    ]) {
       statuses.push((await app.http.get(`${API}${path}`)).status);
     }
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 404]);

@@ -2,7 +2,12 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../server/src/core/webhooks';
-import type { EditableSettings, SettingsData, SettingsFieldError, SettingsUpdateResult } from '../../shared/contracts/admin';
+import type {
+  EditableSettings,
+  SettingsData,
+  SettingsFieldError,
+  SettingsUpdateResult,
+} from '../../shared/contracts/admin';
 import type { ChangelogPage, ManifestItem } from '../../shared/contracts/manifest';
 import type { WebhookTestResult } from '../../shared/contracts/webhooks';
 import { SECRET_MASK } from '../../shared/settings-schema';
@@ -48,11 +53,19 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
   let hookUrl: string;
 
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const read = async (): Promise<SettingsData> => (await app.http.get('/sitemap-ai/settings').set(auth(owner)).expect(200)).body.data as SettingsData;
-  const save = (settings: unknown) => app.http.put('/sitemap-ai/settings').set(auth(owner)).send(settings as object);
+  const read = async (): Promise<SettingsData> =>
+    (await app.http.get('/sitemap-ai/settings').set(auth(owner)).expect(200)).body
+      .data as SettingsData;
+  const save = (settings: unknown) =>
+    app.http
+      .put('/sitemap-ai/settings')
+      .set(auth(owner))
+      .send(settings as object);
   const config = () => app.strapi.plugin('sitemap-ai').service('settings').config();
-  const rebuild = () => app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
-  const stored = () => app.strapi.store({ type: 'plugin', name: 'sitemap-ai' }).get({ key: 'settings' });
+  const rebuild = () =>
+    app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+  const stored = () =>
+    app.strapi.store({ type: 'plugin', name: 'sitemap-ai' }).get({ key: 'settings' });
 
   beforeAll(async () => {
     hookUrl = await receiver.listen();
@@ -91,12 +104,26 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     expect(data.settings.schedule).toEqual({ enabled: false, cron: '*/15 * * * *' });
     const uids = data.availableTypes.map((t) => t.uid);
     expect(uids).toEqual(
-      expect.arrayContaining(['api::article.article', 'api::page.page', 'api::guide.guide', 'api::dataset.dataset', 'api::internal-memo.internal-memo', 'api::author.author']),
+      expect.arrayContaining([
+        'api::article.article',
+        'api::page.page',
+        'api::guide.guide',
+        'api::dataset.dataset',
+        'api::internal-memo.internal-memo',
+        'api::author.author',
+      ]),
     );
     expect(uids.every((uid) => uid.startsWith('api::'))).toBe(true);
-    expect(data.availableTypes.find((t) => t.uid === 'api::article.article')).toEqual({ uid: 'api::article.article', displayName: 'Article', localized: true });
+    expect(data.availableTypes.find((t) => t.uid === 'api::article.article')).toEqual({
+      uid: 'api::article.article',
+      displayName: 'Article',
+      localized: true,
+    });
     expect(data.availableTypes.find((t) => t.uid === 'api::guide.guide')?.localized).toBe(false);
-    expect(data.licenses.map((l) => l.uri)).toEqual(['https://example.com/license#tdm', 'https://creativecommons.org/licenses/by/4.0/']);
+    expect(data.licenses.map((l) => l.uri)).toEqual([
+      'https://example.com/license#tdm',
+      'https://creativecommons.org/licenses/by/4.0/',
+    ]);
   });
 
   it('stores a PUT on top of the file config, masks secrets in every answer, and every consumer sees the values', async () => {
@@ -119,8 +146,12 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     expect(again.updatedAt).toBe(body.updatedAt);
     expect(config().rateLimit.max).toBe(999_999);
     expect(config().accessLog.retentionDays).toBe(45);
-    expect(config().webhooks.subscribers).toEqual([{ url: hookUrl, secret: SECRET, events: ['manifest.updated'] }]);
-    expect(((await stored()) as { settings: EditableSettings }).settings.webhooks.subscribers[0]!.secret).toBe(SECRET);
+    expect(config().webhooks.subscribers).toEqual([
+      { url: hookUrl, secret: SECRET, events: ['manifest.updated'] },
+    ]);
+    expect(
+      ((await stored()) as { settings: EditableSettings }).settings.webhooks.subscribers[0]!.secret,
+    ).toBe(SECRET);
     // Values the Settings do not edit keep their file config.
     expect(config().contentTypes['api::guide.guide']!.htmlFields).toEqual(['bodyHtml']);
     expect(config().snapshotRetention).toBe(10);
@@ -133,10 +164,17 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     expect(config().webhooks.subscribers[0]!.secret).toBe(SECRET);
 
     const before = await read();
-    settings.webhooks.subscribers.push({ url: 'https://hooks.example.org/other', secret: SECRET_MASK });
+    settings.webhooks.subscribers.push({
+      url: 'https://hooks.example.org/other',
+      secret: SECRET_MASK,
+    });
     const res = await save(settings).expect(400);
     expect(res.body.error.details.errors).toEqual([
-      { path: ['webhooks', 'subscribers', '1', 'secret'], message: expect.stringContaining('webhooks.subscribers[1].secret'), name: 'ValidationError' },
+      {
+        path: ['webhooks', 'subscribers', '1', 'secret'],
+        message: expect.stringContaining('webhooks.subscribers[1].secret'),
+        name: 'ValidationError',
+      },
     ]);
     expect((await read()).updatedAt).toBe(before.updatedAt);
   });
@@ -165,8 +203,14 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
       [['siteUrl'], 'siteUrl'],
       [['defaults', 'usage', 'train'], 'defaults.usage.train'],
       [['defaults', 'embedding', 'maxTokens'], 'defaults.embedding.maxTokens'],
-      [['contentTypes', 'api::article.article', 'pathPattern'], 'contentTypes["api::article.article"].pathPattern'],
-      [['contentTypes', 'api::article.article', 'granularity'], 'contentTypes["api::article.article"].granularity'],
+      [
+        ['contentTypes', 'api::article.article', 'pathPattern'],
+        'contentTypes["api::article.article"].pathPattern',
+      ],
+      [
+        ['contentTypes', 'api::article.article', 'granularity'],
+        'contentTypes["api::article.article"].granularity',
+      ],
       [['contentTypes', 'api::page.page', 'license'], 'contentTypes["api::page.page"].license'],
       [['contentTypes', 'not-a-uid'], 'contentTypes["not-a-uid"]'],
       [['schedule', 'cron'], 'schedule.cron'],
@@ -189,23 +233,50 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
   });
 
   it.each([
-    ['an unknown content type', (s: EditableSettings) => void (s.contentTypes['api::nothing.nothing'] = clone(s.contentTypes['api::page.page']!)), ['contentTypes', 'api::nothing.nothing']],
-    ['a type of a plugin', (s: EditableSettings) => void (s.contentTypes['plugin::users-permissions.user'] = clone(s.contentTypes['api::page.page']!)), ['contentTypes', 'plugin::users-permissions.user']],
-    ['a cron node-cron refuses', (s: EditableSettings) => void (s.schedule.cron = '99 * * * *'), ['schedule', 'cron']],
+    [
+      'an unknown content type',
+      (s: EditableSettings) =>
+        void (s.contentTypes['api::nothing.nothing'] = clone(s.contentTypes['api::page.page']!)),
+      ['contentTypes', 'api::nothing.nothing'],
+    ],
+    [
+      'a type of a plugin',
+      (s: EditableSettings) =>
+        void (s.contentTypes['plugin::users-permissions.user'] = clone(
+          s.contentTypes['api::page.page']!,
+        )),
+      ['contentTypes', 'plugin::users-permissions.user'],
+    ],
+    [
+      'a cron node-cron refuses',
+      (s: EditableSettings) => void (s.schedule.cron = '99 * * * *'),
+      ['schedule', 'cron'],
+    ],
     [
       'a path placeholder the type does not have',
       (s: EditableSettings) =>
-        void (s.contentTypes['api::author.author'] = { enabled: true, pathPattern: '/authors/{slug}', granularity: ['section'], chunk: 'by_h2', maxTokens: 800 }),
+        void (s.contentTypes['api::author.author'] = {
+          enabled: true,
+          pathPattern: '/authors/{slug}',
+          granularity: ['section'],
+          chunk: 'by_h2',
+          maxTokens: 800,
+        }),
       ['contentTypes', 'api::author.author', 'pathPattern'],
     ],
-  ])('refuses %s with a 400 at its field, checked on the server only', async (_name, change, path) => {
-    const before = await read();
-    const settings = clone(before.settings);
-    change(settings);
-    const res = await save(settings).expect(400);
-    expect(res.body.error.details.errors.map((e: SettingsFieldError) => e.path)).toContainEqual(path);
-    expect((await read()).updatedAt).toBe(before.updatedAt);
-  });
+  ])(
+    'refuses %s with a 400 at its field, checked on the server only',
+    async (_name, change, path) => {
+      const before = await read();
+      const settings = clone(before.settings);
+      change(settings);
+      const res = await save(settings).expect(400);
+      expect(res.body.error.details.errors.map((e: SettingsFieldError) => e.path)).toContainEqual(
+        path,
+      );
+      expect((await read()).updatedAt).toBe(before.updatedAt);
+    },
+  );
 
   it('refuses a body that is not an object', async () => {
     const res = await save([1, 2]).expect(400);
@@ -214,7 +285,9 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
 
   it('applies a change of the usage defaults at the next rebuild: a metadata version bump with a changelog saying why', async () => {
     const before = new Map((await crawl(app.http)).items.map((i) => [i.id, i]));
-    const page = [...before.values()].find((i) => i.id.startsWith('page:') && i.type === 'article')!;
+    const page = [...before.values()].find(
+      (i) => i.id.startsWith('page:') && i.type === 'article',
+    )!;
     const geo = before.get('article:geo-index:en')!;
     expect(page.usage.train).toBe('deny');
 
@@ -222,7 +295,9 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     settings.defaults.usage.train = 'allow';
     await save(settings).expect(200);
     // Nothing public changes before the rebuild.
-    expect((await app.http.get(`${API}/fragments/${page.id}`).expect(200)).body.item.usage.train).toBe('deny');
+    expect(
+      (await app.http.get(`${API}/fragments/${page.id}`).expect(200)).body.item.usage.train,
+    ).toBe('deny');
 
     const result = await rebuild();
     expect(result.skipped).toBe(false);
@@ -235,7 +310,8 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     // An entry that denies training itself keeps denying it.
     expect(after.get(geo.id)!.usage.train).toBe('deny');
     expect(after.get(geo.id)!.version).toBe(geo.version);
-    const log = (await app.http.get(`${API}/fragments/${page.id}/changelog`).expect(200)).body as ChangelogPage;
+    const log = (await app.http.get(`${API}/fragments/${page.id}/changelog`).expect(200))
+      .body as ChangelogPage;
     expect(log.entries[0]!.kind).toBe('metadata');
     expect(log.entries[0]!.desc).toMatch(/^site settings changed: .*usage\.train: deny → allow/);
   });
@@ -262,7 +338,13 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
       create(p: object): Promise<{ documentId: string }>;
       publish(p: object): Promise<unknown>;
     };
-    const memo = await memos.create({ data: { title: 'Runtime-enabled memo', body: '## First\n\nText.', sitemapAi: { topics: ['Runtime'] } } });
+    const memo = await memos.create({
+      data: {
+        title: 'Runtime-enabled memo',
+        body: '## First\n\nText.',
+        sitemapAi: { topics: ['Runtime'] },
+      },
+    });
     await memos.publish({ documentId: memo.documentId });
 
     const settings = clone((await read()).settings);
@@ -274,18 +356,23 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
       maxTokens: 500,
     };
     await save(settings).expect(200);
-    const enabled = (await app.http.get('/sitemap-ai/content-types').set(auth(owner)).expect(200)).body.data as { uid: string }[];
+    const enabled = (await app.http.get('/sitemap-ai/content-types').set(auth(owner)).expect(200))
+      .body.data as { uid: string }[];
     expect(enabled.map((t) => t.uid)).toContain('api::internal-memo.internal-memo');
     await rebuild();
     const items = (await crawl(app.http)).items.filter((i) => i.id.startsWith('internal-memo:'));
-    const page = items.find((i) => i.url.endsWith(`/memos/${memo.documentId}`) && i.type === 'article');
+    const page = items.find(
+      (i) => i.url.endsWith(`/memos/${memo.documentId}`) && i.type === 'article',
+    );
     expect(page?.topics).toEqual(['Runtime']);
     expect(page?.embedding_hint).toEqual({ chunk: 'by_h2', max_tokens: 500 });
 
     settings.contentTypes['api::internal-memo.internal-memo']!.enabled = false;
     await save(settings).expect(200);
     await rebuild();
-    expect((await crawl(app.http)).items.filter((i) => i.id.startsWith('internal-memo:'))).toEqual([]);
+    expect((await crawl(app.http)).items.filter((i) => i.id.startsWith('internal-memo:'))).toEqual(
+      [],
+    );
   });
 
   it('resets the rate limiter with the new limits', async () => {
@@ -308,7 +395,8 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     settings.schedule = { enabled: true, cron: '* * * * * *' };
     await save(settings).expect(200);
     expect(scheduler.isRunning()).toBe(true);
-    for (let i = 0; i < 40 && scheduler.ticks() === ticksBefore; i += 1) await new Promise((r) => setTimeout(r, 250));
+    for (let i = 0; i < 40 && scheduler.ticks() === ticksBefore; i += 1)
+      await new Promise((r) => setTimeout(r, 250));
     expect(scheduler.ticks()).toBeGreaterThan(ticksBefore);
 
     settings.schedule = { enabled: false, cron: '* * * * * *' };
@@ -321,36 +409,82 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
 
   it('sends a signed test event with the stored secret of a masked URL, or with the secret given', async () => {
     receiver.requests.length = 0;
-    const res = await app.http.post('/sitemap-ai/webhooks/test').set(auth(owner)).send({ url: hookUrl, secret: SECRET_MASK }).expect(200);
+    const res = await app.http
+      .post('/sitemap-ai/webhooks/test')
+      .set(auth(owner))
+      .send({ url: hookUrl, secret: SECRET_MASK })
+      .expect(200);
     const result = res.body.data as WebhookTestResult;
     expect(result).toMatchObject({ status: 202, body: 'accepted by the test receiver' });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
-    const pings = () => receiver.requests.filter((r) => (JSON.parse(r.body) as { event: string }).event === 'ping');
+    const pings = () =>
+      receiver.requests.filter((r) => (JSON.parse(r.body) as { event: string }).event === 'ping');
     const ping = pings().at(-1)!;
     expect(JSON.parse(ping.body)).toMatchObject({ event: 'ping' });
-    expect(verifySignature(ping.headers['x-sitemap-ai-signature'] as string, SECRET, ping.body, new Date())).toBe(true);
+    expect(
+      verifySignature(
+        ping.headers['x-sitemap-ai-signature'] as string,
+        SECRET,
+        ping.body,
+        new Date(),
+      ),
+    ).toBe(true);
 
-    await app.http.post('/sitemap-ai/webhooks/test').set(auth(owner)).send({ url: hookUrl, secret: OTHER_SECRET }).expect(200);
+    await app.http
+      .post('/sitemap-ai/webhooks/test')
+      .set(auth(owner))
+      .send({ url: hookUrl, secret: OTHER_SECRET })
+      .expect(200);
     expect(pings()).toHaveLength(2);
     const second = pings().at(-1)!;
-    expect(verifySignature(second.headers['x-sitemap-ai-signature'] as string, OTHER_SECRET, second.body, new Date())).toBe(true);
+    expect(
+      verifySignature(
+        second.headers['x-sitemap-ai-signature'] as string,
+        OTHER_SECRET,
+        second.body,
+        new Date(),
+      ),
+    ).toBe(true);
 
-    const refused = await app.http.post('/sitemap-ai/webhooks/test').set(auth(owner)).send({ url: 'https://hooks.example.org/unknown', secret: SECRET_MASK });
+    const refused = await app.http
+      .post('/sitemap-ai/webhooks/test')
+      .set(auth(owner))
+      .send({ url: 'https://hooks.example.org/unknown', secret: SECRET_MASK });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toContain('"secret"');
-    for (const body of [{ url: 'not a url', secret: OTHER_SECRET }, { url: hookUrl, secret: 'short' }, { url: hookUrl }, { url: hookUrl, secret: OTHER_SECRET, extra: 1 }]) {
-      expect((await app.http.post('/sitemap-ai/webhooks/test').set(auth(owner)).send(body)).status, JSON.stringify(body)).toBe(400);
+    for (const body of [
+      { url: 'not a url', secret: OTHER_SECRET },
+      { url: hookUrl, secret: 'short' },
+      { url: hookUrl },
+      { url: hookUrl, secret: OTHER_SECRET, extra: 1 },
+    ]) {
+      expect(
+        (await app.http.post('/sitemap-ai/webhooks/test').set(auth(owner)).send(body)).status,
+        JSON.stringify(body),
+      ).toBe(400);
     }
   });
 
   it('refuses an Editor (403) and a request without an admin token (401), and changes nothing', async () => {
     const before = await read();
     expect((await app.http.get('/sitemap-ai/settings').set(auth(editor))).status).toBe(403);
-    expect((await app.http.put('/sitemap-ai/settings').set(auth(editor)).send(before.settings)).status).toBe(403);
-    expect((await app.http.post('/sitemap-ai/webhooks/test').set(auth(editor)).send({ url: hookUrl, secret: SECRET_MASK })).status).toBe(403);
+    expect(
+      (await app.http.put('/sitemap-ai/settings').set(auth(editor)).send(before.settings)).status,
+    ).toBe(403);
+    expect(
+      (
+        await app.http
+          .post('/sitemap-ai/webhooks/test')
+          .set(auth(editor))
+          .send({ url: hookUrl, secret: SECRET_MASK })
+      ).status,
+    ).toBe(403);
     expect((await app.http.get('/sitemap-ai/settings')).status).toBe(401);
     expect((await app.http.put('/sitemap-ai/settings').send(before.settings)).status).toBe(401);
-    expect((await app.http.post('/sitemap-ai/webhooks/test').send({ url: hookUrl, secret: SECRET_MASK })).status).toBe(401);
+    expect(
+      (await app.http.post('/sitemap-ai/webhooks/test').send({ url: hookUrl, secret: SECRET_MASK }))
+        .status,
+    ).toBe(401);
     expect((await read()).updatedAt).toBe(before.updatedAt);
   });
 
@@ -358,7 +492,10 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     const before = await read();
     await app.close({ keepDatabase: true });
     app = await bootPlayground(client, { database: app.database });
-    const login = await app.http.post('/admin/login').send({ email: 'owner@example.com', password: 'Test-Admin-2026' }).expect(200);
+    const login = await app.http
+      .post('/admin/login')
+      .send({ email: 'owner@example.com', password: 'Test-Admin-2026' })
+      .expect(200);
     owner = login.body.data.token as string;
     const after = await read();
     expect(after.settings).toEqual(before.settings);

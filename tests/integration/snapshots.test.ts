@@ -5,13 +5,25 @@ import type { ManifestItem, ManifestPage } from '../../shared/contracts/manifest
 
 const ARTICLE = 'api::article.article';
 
-async function editArticle(app: TestApp, slug: string, edit: (body: string) => string): Promise<string> {
+async function editArticle(
+  app: TestApp,
+  slug: string,
+  edit: (body: string) => string,
+): Promise<string> {
   const documents = app.strapi.documents(ARTICLE as never);
-  const draft = (await documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' } as never)) as unknown as {
+  const draft = (await documents.findFirst({
+    filters: { slug },
+    locale: 'en',
+    status: 'draft',
+  } as never)) as unknown as {
     documentId: string;
     body: string;
   };
-  await documents.update({ documentId: draft.documentId, locale: 'en', data: { body: edit(draft.body) } } as never);
+  await documents.update({
+    documentId: draft.documentId,
+    locale: 'en',
+    data: { body: edit(draft.body) },
+  } as never);
   await documents.publish({ documentId: draft.documentId, locale: 'en' } as never);
   return draft.documentId;
 }
@@ -24,7 +36,9 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await bootPlayground(client, { env: { SITEMAP_AI_SNAPSHOT_RETENTION: '2', SITEMAP_AI_SNAPSHOT_RETENTION_HOURS: '0' } });
+    app = await bootPlayground(client, {
+      env: { SITEMAP_AI_SNAPSHOT_RETENTION: '2', SITEMAP_AI_SNAPSHOT_RETENTION_HOURS: '0' },
+    });
   });
 
   afterAll(async () => {
@@ -37,11 +51,18 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
     const s = before.pages[0]!.snapshot.id;
 
     // When an agent has read the first page and the site publishes a change meanwhile
-    const first = (await app.http.get(`${API}/manifest`).query({ limit: '20' }).expect(200)).body as ManifestPage;
+    const first = (await app.http.get(`${API}/manifest`).query({ limit: '20' }).expect(200))
+      .body as ManifestPage;
     await editArticle(app, 'geo-index', (body) =>
       body
-        .replace('## Why classic sitemaps fail', '## A section inserted at the top\n\nNew text.\n\n## Why classic sitemaps fail')
-        .replace('## Security and privacy', '## Security and privacy\n\nOne more sentence about privacy.'),
+        .replace(
+          '## Why classic sitemaps fail',
+          '## A section inserted at the top\n\nNew text.\n\n## Why classic sitemaps fail',
+        )
+        .replace(
+          '## Security and privacy',
+          '## Security and privacy\n\nOne more sentence about privacy.',
+        ),
     );
     const result = await rebuild(app);
     expect(result.skipped).toBe(false);
@@ -51,7 +72,9 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
     const pages: ManifestPage[] = [first];
     let token = first.next_page_token;
     while (token) {
-      const page = (await app.http.get(`${API}/manifest`).query({ limit: '20', page_token: token }).expect(200)).body as ManifestPage;
+      const page = (
+        await app.http.get(`${API}/manifest`).query({ limit: '20', page_token: token }).expect(200)
+      ).body as ManifestPage;
       pages.push(page);
       token = page.next_page_token;
     }
@@ -83,20 +106,30 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
     expect(idle.snapshot.seq).toBe(result.snapshot.seq);
 
     // When two more snapshots are published with retention 2, S is collected: its tokens answer 410
-    await editArticle(app, 'geo-index', (body) => body.replace('New text.', 'New text, edited once.'));
+    await editArticle(app, 'geo-index', (body) =>
+      body.replace('New text.', 'New text, edited once.'),
+    );
     await rebuild(app);
-    const gone = await app.http.get(`${API}/manifest`).query({ limit: '20', page_token: first.next_page_token! });
+    const gone = await app.http
+      .get(`${API}/manifest`)
+      .query({ limit: '20', page_token: first.next_page_token! });
     expect(gone.status).toBe(410);
     expect(gone.body.error.message).toMatch(/no longer retained.*without page_token/);
     // And a delta since S is older than the retained history: 410 telling the agent to re-read the manifest
     const tooOld = await app.http.get(`${API}/delta`).query({ since: s });
     expect(tooOld.status).toBe(410);
-    expect(tooOld.body.error.message).toMatch(/older than the retained history.*Read the full manifest/);
+    expect(tooOld.body.error.message).toMatch(
+      /older than the retained history.*Read the full manifest/,
+    );
   });
 
   it('drops the items of an unpublished entry at the next rebuild, leaving the others', async () => {
     const documents = app.strapi.documents(ARTICLE as never);
-    const doc = (await documents.findFirst({ filters: { slug: 'tdm-licensing' }, locale: 'en', status: 'published' } as never)) as unknown as {
+    const doc = (await documents.findFirst({
+      filters: { slug: 'tdm-licensing' },
+      locale: 'en',
+      status: 'published',
+    } as never)) as unknown as {
       documentId: string;
     };
     const before = await crawl(app.http, { limit: '100' });
@@ -117,6 +150,8 @@ describe('start-up configuration errors', () => {
     [{ SITEMAP_AI_SITE_URL: 'ftp://example.com' }, /sitemap-ai config "siteUrl"/],
     [{ SITEMAP_AI_SNAPSHOT_RETENTION: '0' }, /sitemap-ai config "snapshotRetention"/],
   ])('refuses to start with %j, naming the key', async (env, message) => {
-    await expect(bootPlayground('sqlite', { env: { ...env, PLAYGROUND_SEED: 'false' } })).rejects.toThrow(message);
+    await expect(
+      bootPlayground('sqlite', { env: { ...env, PLAYGROUND_SEED: 'false' } }),
+    ).rejects.toThrow(message);
   });
 });

@@ -6,7 +6,12 @@ import type { ChangelogPage, DeltaPage } from '../../shared/contracts/manifest';
 const ARTICLE = 'api::article.article';
 const GUIDE = 'api::guide.guide';
 
-type Doc = { documentId: string; body?: string; bodyHtml?: string; sitemapAi?: Record<string, unknown> };
+type Doc = {
+  documentId: string;
+  body?: string;
+  bodyHtml?: string;
+  sitemapAi?: Record<string, unknown>;
+};
 
 function documents(app: TestApp, uid: string) {
   return app.strapi.documents(uid as never) as unknown as {
@@ -20,13 +25,22 @@ function documents(app: TestApp, uid: string) {
 }
 
 async function draftOf(app: TestApp, slug: string): Promise<Doc> {
-  const doc = await documents(app, ARTICLE).findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
+  const doc = await documents(app, ARTICLE).findFirst({
+    filters: { slug },
+    locale: 'en',
+    status: 'draft',
+  });
   if (!doc) throw new Error(`no article ${slug}`);
   return doc;
 }
 
 /** Edit the draft's body (and optionally the editor's reason), then publish it. */
-async function publishEdit(app: TestApp, slug: string, edit: (body: string) => string, reason?: string): Promise<string> {
+async function publishEdit(
+  app: TestApp,
+  slug: string,
+  edit: (body: string) => string,
+  reason?: string,
+): Promise<string> {
   const doc = await draftOf(app, slug);
   const data: Record<string, unknown> = { body: edit(doc.body ?? '') };
   if (reason !== undefined) data.sitemapAi = { ...(doc.sitemapAi ?? {}), reason };
@@ -35,15 +49,24 @@ async function publishEdit(app: TestApp, slug: string, edit: (body: string) => s
   return doc.documentId;
 }
 
-const rebuild = (app: TestApp) => app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
-const changelog = async (app: TestApp, id: string) => (await app.http.get(`${API}/fragments/${id}/changelog`).expect(200)).body as ChangelogPage;
+const rebuild = (app: TestApp) =>
+  app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+const changelog = async (app: TestApp, id: string) =>
+  (await app.http.get(`${API}/fragments/${id}/changelog`).expect(200)).body as ChangelogPage;
 
-async function readDelta(app: TestApp, since: string, query: Record<string, string> = {}): Promise<DeltaPage[]> {
+async function readDelta(
+  app: TestApp,
+  since: string,
+  query: Record<string, string> = {},
+): Promise<DeltaPage[]> {
   const pages: DeltaPage[] = [];
   let token: string | null = null;
   do {
-    const res = await app.http.get(`${API}/delta`).query({ since, ...query, ...(token ? { page_token: token } : {}) });
-    if (res.status !== 200) throw new Error(`delta answered ${res.status}: ${JSON.stringify(res.body)}`);
+    const res = await app.http
+      .get(`${API}/delta`)
+      .query({ since, ...query, ...(token ? { page_token: token } : {}) });
+    if (res.status !== 200)
+      throw new Error(`delta answered ${res.status}: ${JSON.stringify(res.body)}`);
     pages.push(res.body as DeltaPage);
     token = (res.body as DeltaPage).next_page_token;
   } while (token);
@@ -66,23 +89,36 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     await publishEdit(
       app,
       'geo-index',
-      (body) => body.replace('## Security and privacy', '## Security and privacy\n\nWe also hash IP addresses.'),
+      (body) =>
+        body.replace(
+          '## Security and privacy',
+          '## Security and privacy\n\nWe also hash IP addresses.',
+        ),
       'Clarify how IP addresses are stored',
     );
     const section = 'article:geo-index:en:security-and-privacy';
     const log = await changelog(app, section);
-    expect(log.entries[0]).toMatchObject({ version: 'v2.0', kind: 'content', desc: 'Clarify how IP addresses are stored' });
+    expect(log.entries[0]).toMatchObject({
+      version: 'v2.0',
+      kind: 'content',
+      desc: 'Clarify how IP addresses are stored',
+    });
     expect(log.entries[0]!.checksum_before).toMatch(/^sha256:/);
     expect(log.entries[0]!.checksum_after).not.toBe(log.entries[0]!.checksum_before);
     expect(log.entries[1]).toMatchObject({ version: 'v1.0', kind: 'added' });
 
     // The public manifest changes only with the next snapshot
-    expect((await app.http.get(`${API}/fragments/${section}`).expect(200)).body.item.version).toBe('v1.0');
+    expect((await app.http.get(`${API}/fragments/${section}`).expect(200)).body.item.version).toBe(
+      'v1.0',
+    );
     const result = await rebuild(app);
     expect(result.snapshot.changes).toEqual({ added: 0, changed: 2, removed: 0 });
     const item = (await app.http.get(`${API}/fragments/${section}`).expect(200)).body.item;
     expect(item.version).toBe('v2.0');
-    expect(item.changelog[0]).toMatchObject({ version: 'v2.0', desc: 'Clarify how IP addresses are stored' });
+    expect(item.changelog[0]).toMatchObject({
+      version: 'v2.0',
+      desc: 'Clarify how IP addresses are stored',
+    });
 
     const pages = await readDelta(app, String(before.seq));
     const delta = pages.flatMap((p) => p.items);
@@ -95,18 +131,29 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('summarises a change when no new reason was given, and ignores draft-only saves', async () => {
-    await publishEdit(app, 'geo-index', (body) => body.replace('We also hash IP addresses.', 'We also hash IP addresses daily.'));
+    await publishEdit(app, 'geo-index', (body) =>
+      body.replace('We also hash IP addresses.', 'We also hash IP addresses daily.'),
+    );
     const log = await changelog(app, 'article:geo-index:en:security-and-privacy');
     expect(log.entries[0]!.desc).toBe("section 'Security and privacy' edited, +6/−0 characters");
     expect(log.entries[0]!.version).toBe('v3.0');
 
     // A draft-only save records nothing and publishes nothing
     const doc = await draftOf(app, 'fragment-permalinks');
-    await documents(app, ARTICLE).update({ documentId: doc.documentId, locale: 'en', data: { body: `${doc.body}\n\n## Draft only section\n\nNot yet.` } });
-    const pending = await app.strapi.db.query('plugin::sitemap-ai.fragment-state').count({ where: { source_document: doc.documentId, pending: true } });
+    await documents(app, ARTICLE).update({
+      documentId: doc.documentId,
+      locale: 'en',
+      data: { body: `${doc.body}\n\n## Draft only section\n\nNot yet.` },
+    });
+    const pending = await app.strapi.db
+      .query('plugin::sitemap-ai.fragment-state')
+      .count({ where: { source_document: doc.documentId, pending: true } });
     expect(pending).toBe(0);
     await rebuild(app);
-    expect((await app.http.get(`${API}/fragments/article:fragment-permalinks:en:draft-only-section`)).status).toBe(404);
+    expect(
+      (await app.http.get(`${API}/fragments/article:fragment-permalinks:en:draft-only-section`))
+        .status,
+    ).toBe(404);
     // Discarding that draft changes nothing public either
     await documents(app, ARTICLE).discardDraft({ documentId: doc.documentId, locale: 'en' });
     const idle = await rebuild(app);
@@ -116,13 +163,23 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   it('gives tombstones with their changelog after an unpublish and a delete', async () => {
     const since = String((await app.strapi.plugin('sitemap-ai').service('manifest').current()).seq);
     const { items } = await crawl(app.http, { limit: '1000' });
-    const permalinks = items.filter((i) => i.id.startsWith('article:fragment-permalinks:en')).map((i) => i.id);
-    const guide = await documents(app, GUIDE).findFirst({ filters: { slug: 'add-evidence-links' }, status: 'published' });
-    const guideIds = items.filter((i) => i.id.startsWith('guide:add-evidence-links:en')).map((i) => i.id);
+    const permalinks = items
+      .filter((i) => i.id.startsWith('article:fragment-permalinks:en'))
+      .map((i) => i.id);
+    const guide = await documents(app, GUIDE).findFirst({
+      filters: { slug: 'add-evidence-links' },
+      status: 'published',
+    });
+    const guideIds = items
+      .filter((i) => i.id.startsWith('guide:add-evidence-links:en'))
+      .map((i) => i.id);
     expect(permalinks.length).toBeGreaterThan(3);
     expect(guideIds.length).toBeGreaterThan(3);
 
-    await documents(app, ARTICLE).unpublish({ documentId: (await draftOf(app, 'fragment-permalinks')).documentId, locale: 'en' });
+    await documents(app, ARTICLE).unpublish({
+      documentId: (await draftOf(app, 'fragment-permalinks')).documentId,
+      locale: 'en',
+    });
     await documents(app, GUIDE).delete({ documentId: guide!.documentId });
     const result = await rebuild(app);
     expect(result.snapshot.changes.removed).toBe(permalinks.length + guideIds.length);
@@ -150,7 +207,9 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     const oldSection = 'article:geo-index:en:a-minimal-sitemap-ai-format';
     const oldTable = `${oldSection}-table-1`;
     const before = (await app.http.get(`${API}/fragments/${oldTable}`).expect(200)).body.item;
-    await publishEdit(app, 'geo-index', (body) => body.replace('## A minimal sitemap-AI format', '## The smallest useful sitemap-AI format'));
+    await publishEdit(app, 'geo-index', (body) =>
+      body.replace('## A minimal sitemap-AI format', '## The smallest useful sitemap-AI format'),
+    );
     await rebuild(app);
     const newSection = 'article:geo-index:en:the-smallest-useful-sitemap-ai-format';
     const newTable = `${newSection}-table-1`;
@@ -167,12 +226,16 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     expect(content.headers['x-sitemap-ai-checksum']).toBe(before.checksum);
 
     const log = await changelog(app, newSection);
-    expect(log.entries[0]!.desc).toMatch(/renamed from 'A minimal sitemap-AI format' \(old id .* kept as an alias\)/);
+    expect(log.entries[0]!.desc).toMatch(
+      /renamed from 'A minimal sitemap-AI format' \(old id .* kept as an alias\)/,
+    );
     const pages = await readDelta(app, since);
     const removed = pages.flatMap((p) => p.removed);
     expect(removed.find((r) => r.id === oldSection)?.replaced_by).toBe(newSection);
     expect(removed.find((r) => r.id === oldTable)?.replaced_by).toBe(newTable);
-    expect(pages.flatMap((p) => p.items).map((i) => i.id)).toEqual(expect.arrayContaining([newSection, newTable]));
+    expect(pages.flatMap((p) => p.items).map((i) => i.id)).toEqual(
+      expect.arrayContaining([newSection, newTable]),
+    );
   });
 
   it('pages through the whole changelog of an item, newest first, with signed tokens', async () => {
@@ -182,7 +245,9 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     const seen: ChangelogPage['entries'] = [];
     let token: string | null = null;
     do {
-      const res = await app.http.get(`${API}/fragments/${id}/changelog`).query({ limit: '2', ...(token ? { page_token: token } : {}) });
+      const res = await app.http
+        .get(`${API}/fragments/${id}/changelog`)
+        .query({ limit: '2', ...(token ? { page_token: token } : {}) });
       expect(res.status).toBe(200);
       expect(res.body.entries.length).toBeLessThanOrEqual(2);
       seen.push(...res.body.entries);
@@ -191,8 +256,12 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     expect(seen).toEqual(all.entries);
     const dates = seen.map((e) => e.date);
     expect([...dates].sort().reverse()).toEqual(dates);
-    expect((await app.http.get(`${API}/fragments/${id}/changelog`).query({ limit: '0' })).status).toBe(400);
-    expect((await app.http.get(`${API}/fragments/${id}/changelog`).query({ page_token: 'x.y' })).status).toBe(400);
+    expect(
+      (await app.http.get(`${API}/fragments/${id}/changelog`).query({ limit: '0' })).status,
+    ).toBe(400);
+    expect(
+      (await app.http.get(`${API}/fragments/${id}/changelog`).query({ page_token: 'x.y' })).status,
+    ).toBe(400);
     expect((await app.http.get(`${API}/fragments/article:nothing:en/changelog`)).status).toBe(404);
   });
 
@@ -210,13 +279,20 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('records a change whose tracking failed when the next rebuild runs (dirty mark), without failing the save', async () => {
-    const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as { trackDocument: (...args: unknown[]) => Promise<unknown> };
+    const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as {
+      trackDocument: (...args: unknown[]) => Promise<unknown>;
+    };
     const original = tracker.trackDocument;
     tracker.trackDocument = async () => {
       throw new Error('database hiccup');
     };
     try {
-      await publishEdit(app, 'geo-index', (body) => body.replace('hash IP addresses daily.', 'hash IP addresses every day.'), 'Wording');
+      await publishEdit(
+        app,
+        'geo-index',
+        (body) => body.replace('hash IP addresses daily.', 'hash IP addresses every day.'),
+        'Wording',
+      );
     } finally {
       tracker.trackDocument = original;
     }
@@ -231,7 +307,12 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('leaves one changelog entry per change under concurrent publishes, with no gaps or duplicates', async () => {
-    const slugs = ['geo-index', 'measuring-ai-crawler-ingest', 'tdm-licensing', 'stability-scores-explained'];
+    const slugs = [
+      'geo-index',
+      'measuring-ai-crawler-ingest',
+      'tdm-licensing',
+      'stability-scores-explained',
+    ];
     // Strapi itself may refuse one of two simultaneous publishes of the same document on
     // PostgreSQL/MariaDB ("A published entry … already exists"): wait for all, then check.
     const outcomes = await Promise.allSettled(
@@ -243,9 +324,13 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') expect(String(outcome.reason)).toMatch(/already exists/);
     }
-    expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(slugs.length);
+    expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(
+      slugs.length,
+    );
     await rebuild(app);
-    const rows = (await app.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany({ orderBy: { id: 'asc' } })) as {
+    const rows = (await app.strapi.db
+      .query('plugin::sitemap-ai.changelog-entry')
+      .findMany({ orderBy: { id: 'asc' } })) as {
       item_id: string;
       version: string;
     }[];
@@ -279,7 +364,10 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     const again = await builder.rebuild({ trigger: 'schedule', tick });
     expect(again.skipped).toBe(true);
     expect(again.snapshot.seq).toBe(first.snapshot.seq);
-    const next = await builder.rebuild({ trigger: 'schedule', tick: new Date(Date.parse(tick) + 15 * 60_000).toISOString() });
+    const next = await builder.rebuild({
+      trigger: 'schedule',
+      tick: new Date(Date.parse(tick) + 15 * 60_000).toISOString(),
+    });
     expect(next.skipped).toBe(false);
     expect(next.snapshot.seq).toBe(first.snapshot.seq + 1);
   });
@@ -289,11 +377,21 @@ describe('a settings change reaches every item as a logged metadata change', () 
   it('allowing train bumps the metadata version of every item with the reason "site settings changed"', async () => {
     const first = await bootPlayground('sqlite');
     const before = await crawl(first.http, { limit: '1000' });
-    expect(before.items.filter((i) => !i.id.startsWith('dataset:')).every((i) => i.usage.train === 'deny')).toBe(true);
+    expect(
+      before.items
+        .filter((i) => !i.id.startsWith('dataset:'))
+        .every((i) => i.usage.train === 'deny'),
+    ).toBe(true);
     await first.close({ keepDatabase: true });
-    const second = await bootPlayground('sqlite', { database: first.database, env: { SITEMAP_AI_TRAIN: 'allow' } });
+    const second = await bootPlayground('sqlite', {
+      database: first.database,
+      env: { SITEMAP_AI_TRAIN: 'allow' },
+    });
     try {
-      const result = await second.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+      const result = await second.strapi
+        .plugin('sitemap-ai')
+        .service('snapshot-builder')
+        .rebuild({ trigger: 'test' });
       expect(result.skipped).toBe(false);
       const after = await crawl(second.http, { limit: '1000' });
       const old = new Map(before.items.map((i) => [i.id, i]));
@@ -307,7 +405,9 @@ describe('a settings change reaches every item as a logged metadata change', () 
         const [c, m] = old.get(item.id)!.version.slice(1).split('.').map(Number);
         expect(item.version).toBe(`v${c}.${m! + 1}`);
         expect(item.checksum).toBe(old.get(item.id)!.checksum);
-        expect(item.changelog![0]!.desc).toMatch(/^site settings changed: .*usage\.train: deny → allow/);
+        expect(item.changelog![0]!.desc).toMatch(
+          /^site settings changed: .*usage\.train: deny → allow/,
+        );
       }
       for (const item of pinned) expect(item.version).toBe(old.get(item.id)!.version);
       // Datasets allow train with citation at type level: unchanged

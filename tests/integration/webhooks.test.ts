@@ -1,7 +1,11 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manifestUpdatedEvent, verifySignature, type ManifestUpdatedEvent } from '../../server/src/core/webhooks';
+import {
+  manifestUpdatedEvent,
+  verifySignature,
+  type ManifestUpdatedEvent,
+} from '../../server/src/core/webhooks';
 import { createWebhookRepository } from '../../server/src/repositories/webhook-repository';
 import { createWebhookService, type WebhookService } from '../../server/src/services/webhooks';
 import type { WebhookDelivery } from '../../shared/contracts/webhooks';
@@ -35,7 +39,12 @@ function createReceiver() {
         const chunks: Buffer[] = [];
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
-          requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+          requests.push({
+            method: req.method ?? '',
+            path: req.url ?? '',
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
           res.writeHead(answer.status, { 'Content-Type': 'text/plain' });
           res.end(answer.body);
         });
@@ -55,7 +64,10 @@ function createReceiver() {
     },
     /** Webhook deliveries of the event for snapshot `id`. */
     deliveriesOf(id: string): ReceivedRequest[] {
-      return requests.filter((r) => r.path === HOOK_PATH && (JSON.parse(r.body) as ManifestUpdatedEvent).snapshot?.id === id);
+      return requests.filter(
+        (r) =>
+          r.path === HOOK_PATH && (JSON.parse(r.body) as ManifestUpdatedEvent).snapshot?.id === id,
+      );
     },
     indexNowPings(): ReceivedRequest[] {
       return requests.filter((r) => r.path === INDEXNOW_PATH);
@@ -128,19 +140,32 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
 
     // When it is queued
     const queued = await webhooks.enqueue(event, {
-      changedPageUrls: ['https://example.com/en/articles/geo', 'https://example.com/en/articles/geo', 'https://elsewhere.org/x'],
+      changedPageUrls: [
+        'https://example.com/en/articles/geo',
+        'https://example.com/en/articles/geo',
+        'https://elsewhere.org/x',
+      ],
     });
 
     // Then one row is pending and nothing went to the subscriber yet; IndexNow got the site's changed pages
     expect(queued.deliveries).toHaveLength(1);
     const id = queued.deliveries[0]!;
-    expect(await delivery(id)).toMatchObject({ status: 'pending', attempts: 0, event: 'manifest.updated', payload: JSON.stringify(event) });
+    expect(await delivery(id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      event: 'manifest.updated',
+      payload: JSON.stringify(event),
+    });
     expect(receiver.deliveriesOf('a')).toHaveLength(0);
     expect(queued.indexNow).toEqual({ submitted: 1, statuses: [200] });
     const [ping] = receiver.indexNowPings();
     expect(ping!.method).toBe('POST');
     expect(ping!.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(ping!.body)).toEqual({ host: 'example.com', key: INDEXNOW_KEY, urlList: ['https://example.com/en/articles/geo'] });
+    expect(JSON.parse(ping!.body)).toEqual({
+      host: 'example.com',
+      key: INDEXNOW_KEY,
+      urlList: ['https://example.com/en/articles/geo'],
+    });
 
     // When due deliveries are sent
     const summary = await webhooks.deliverDue();
@@ -154,31 +179,50 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
     const signature = request!.headers['x-sitemap-ai-signature'] as string;
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifySignature(signature, SECRET, request!.body, new Date())).toBe(true);
-    expect(verifySignature(signature, 'some-other-secret-123', request!.body, new Date())).toBe(false);
+    expect(verifySignature(signature, 'some-other-secret-123', request!.body, new Date())).toBe(
+      false,
+    );
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['user-agent']).toBe('strapi-plugin-sitemap-ai');
     expect(request!.headers['x-sitemap-ai-delivery']).toBe(String(id));
     expect(request!.headers['x-sitemap-ai-event']).toBe('manifest.updated');
     const row = await delivery(id);
-    expect(row).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null });
+    expect(row).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+    });
     expect(row.deliveredAt).not.toBeNull();
 
     // And a second run sends nothing more
-    expect(await webhooks.deliverDue()).toEqual({ delivered: 0, retrying: 0, failed: 0, skipped: 0 });
+    expect(await webhooks.deliverDue()).toEqual({
+      delivered: 0,
+      retrying: 0,
+      failed: 0,
+      skipped: 0,
+    });
     expect(receiver.deliveriesOf('a')).toHaveLength(1);
   });
 
   it('(b) keeps a delivery pending with a backoff while the receiver is down, and delivers it exactly once after', async () => {
     // Given the receiver is down
     await receiver.close();
-    const queued = await webhooks.enqueue(eventFor('b'), { changedPageUrls: ['https://example.com/en/articles/b'] });
+    const queued = await webhooks.enqueue(eventFor('b'), {
+      changedPageUrls: ['https://example.com/en/articles/b'],
+    });
     const id = queued.deliveries[0]!;
     // (the IndexNow ping failed too: logged, not thrown)
     expect(queued.indexNow).toEqual({ submitted: 0, statuses: [null] });
 
     // When the first attempt is made
     const first = new Date();
-    expect(await webhooks.deliverDue(first)).toEqual({ delivered: 0, retrying: 1, failed: 0, skipped: 0 });
+    expect(await webhooks.deliverDue(first)).toEqual({
+      delivered: 0,
+      retrying: 1,
+      failed: 0,
+      skipped: 0,
+    });
 
     // Then the row stays pending, attempts=1, next attempt one base delay later, and the error is kept
     const pending = await delivery(id);
@@ -189,17 +233,32 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
 
     // When the receiver is back on the same port, but the backoff has not passed
     await receiver.listen(port);
-    expect(await webhooks.deliverDue()).toEqual({ delivered: 0, retrying: 0, failed: 0, skipped: 0 });
+    expect(await webhooks.deliverDue()).toEqual({
+      delivered: 0,
+      retrying: 0,
+      failed: 0,
+      skipped: 0,
+    });
     expect(receiver.deliveriesOf('b')).toHaveLength(0);
 
     // When the backoff has passed
     const later = new Date(Date.parse(pending.nextAttemptAt) + 1000);
-    expect(await webhooks.deliverDue(later)).toEqual({ delivered: 1, retrying: 0, failed: 0, skipped: 0 });
+    expect(await webhooks.deliverDue(later)).toEqual({
+      delivered: 1,
+      retrying: 0,
+      failed: 0,
+      skipped: 0,
+    });
     await webhooks.deliverDue(new Date(later.getTime() + 7 * 86_400_000));
 
     // Then the event arrived exactly once
     expect(receiver.deliveriesOf('b')).toHaveLength(1);
-    expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 200, lastError: null });
+    expect(await delivery(id)).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      lastStatusCode: 200,
+      lastError: null,
+    });
   });
 
   it('(d) gives up after maxAttempts answers of 500, and the log shows the status and error', async () => {
@@ -227,9 +286,15 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
       expect(delays).toEqual([60, 120, 240, 480, 960, 1920, 3600]);
       expect(receiver.deliveriesOf('d')).toHaveLength(MAX_ATTEMPTS);
       const failed = await delivery(id);
-      expect(failed).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, lastStatusCode: 500 });
+      expect(failed).toMatchObject({
+        status: 'failed',
+        attempts: MAX_ATTEMPTS,
+        lastStatusCode: 500,
+      });
       expect(failed.lastError).toBe('HTTP 500: internal error: database is on fire');
-      expect((await webhooks.log({ status: 'failed' })).map((d) => [d.id, d.lastStatusCode])).toContainEqual([id, 500]);
+      expect(
+        (await webhooks.log({ status: 'failed' })).map((d) => [d.id, d.lastStatusCode]),
+      ).toContainEqual([id, 500]);
       expect((await webhooks.log({ status: 'pending' })).map((d) => d.id)).not.toContain(id);
 
       // And it is never sent again
@@ -260,7 +325,14 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
       const request = receiver.requests.find((r) => r.path === '/test-endpoint')!;
       expect(request.body).toBe('{"event":"ping"}');
       expect(request.headers['x-sitemap-ai-event']).toBe('ping');
-      expect(verifySignature(request.headers['x-sitemap-ai-signature'] as string, secret, request.body, new Date())).toBe(true);
+      expect(
+        verifySignature(
+          request.headers['x-sitemap-ai-signature'] as string,
+          secret,
+          request.body,
+          new Date(),
+        ),
+      ).toBe(true);
       // Nothing is queued or logged for a test
       expect(await webhooks.log({ limit: 500 })).toEqual(logBefore);
     } finally {
@@ -270,14 +342,20 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
 
     // When the URL does not answer, the result says why instead of throwing
     const closed = http.createServer();
-    const closedPort = await new Promise<number>((resolve) => closed.listen(0, '127.0.0.1', () => resolve((closed.address() as AddressInfo).port)));
+    const closedPort = await new Promise<number>((resolve) =>
+      closed.listen(0, '127.0.0.1', () => resolve((closed.address() as AddressInfo).port)),
+    );
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const refused = await webhooks.sendTest(`http://127.0.0.1:${closedPort}/`, secret);
     expect(refused.status).toBeNull();
     expect(refused.error).toMatch(/ECONNREFUSED|fetch failed/);
 
     // And bad input is the caller's mistake (400), not a request (the class comes from the built plugin: match its shape)
-    await expect(webhooks.sendTest('ftp://127.0.0.1/x', secret)).rejects.toMatchObject({ name: 'InvalidParameterError', status: 400, parameter: 'url' });
+    await expect(webhooks.sendTest('ftp://127.0.0.1/x', secret)).rejects.toMatchObject({
+      name: 'InvalidParameterError',
+      status: 400,
+      parameter: 'url',
+    });
     await expect(webhooks.sendTest(`http://127.0.0.1:${port}/`, 'short')).rejects.toMatchObject({
       name: 'InvalidParameterError',
       status: 400,
@@ -302,7 +380,10 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
     // And a claim for an attempt that was already taken fails
     const repository = createWebhookRepository({ strapi: app.strapi });
     const id = (await webhooks.enqueue(eventFor('claim'))).deliveries[0]!;
-    const at = { attemptAt: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString() };
+    const at = {
+      attemptAt: new Date().toISOString(),
+      leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+    };
     expect(await repository.claim(id, 0, at)).toBe(true);
     expect(await repository.claim(id, 0, at)).toBe(false);
     expect(await delivery(id)).toMatchObject({ status: 'pending', attempts: 1 });
@@ -343,7 +424,14 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
     expect(receiver.deliveriesOf('c')).toHaveLength(0);
     await webhooks.deliverDue();
     expect(receiver.deliveriesOf('c')).toHaveLength(1);
-    expect(verifySignature(receiver.deliveriesOf('c')[0]!.headers['x-sitemap-ai-signature'] as string, SECRET, JSON.stringify(eventFor('c')), new Date())).toBe(true);
+    expect(
+      verifySignature(
+        receiver.deliveriesOf('c')[0]!.headers['x-sitemap-ai-signature'] as string,
+        SECRET,
+        JSON.stringify(eventFor('c')),
+        new Date(),
+      ),
+    ).toBe(true);
     expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 
@@ -359,7 +447,10 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
     const pendingId = (await webhooks.enqueue(eventFor('prune'))).deliveries[0]!;
     const removed = await webhooks.prune(new Date(Date.now() + 31 * 86_400_000));
     expect(removed).toBe(before.filter((d) => d.status !== 'pending').length);
-    expect((await webhooks.log({ limit: 500 })).map((d) => d.id)).toEqual([pendingId, ...before.filter((d) => d.status === 'pending').map((d) => d.id)]);
+    expect((await webhooks.log({ limit: 500 })).map((d) => d.id)).toEqual([
+      pendingId,
+      ...before.filter((d) => d.status === 'pending').map((d) => d.id),
+    ]);
   });
 });
 
@@ -392,11 +483,17 @@ describe.each(testDatabases())('manifest.updated after a rebuild on %s', (client
 
   it('signs and sends the snapshot, since, counts and delta_url of a published change, and pings IndexNow with its page', async () => {
     // Given the current snapshot S and an editor's published change to an article
-    const previous = (await app.http.get('/api/sitemap-ai/manifest').query({ limit: '1' }).expect(200)).body as {
+    const previous = (
+      await app.http.get('/api/sitemap-ai/manifest').query({ limit: '1' }).expect(200)
+    ).body as {
       snapshot: { id: string };
     };
     const documents = app.strapi.documents('api::article.article' as never);
-    const draft = (await documents.findFirst({ filters: { slug: 'geo-index' }, locale: 'en', status: 'draft' } as never)) as unknown as {
+    const draft = (await documents.findFirst({
+      filters: { slug: 'geo-index' },
+      locale: 'en',
+      status: 'draft',
+    } as never)) as unknown as {
       documentId: string;
       body: string;
     };
@@ -408,9 +505,16 @@ describe.each(testDatabases())('manifest.updated after a rebuild on %s', (client
     await documents.publish({ documentId: draft.documentId, locale: 'en' } as never);
 
     // When the next snapshot is built and due deliveries are sent
-    const result = (await app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' })) as {
+    const result = (await app.strapi
+      .plugin('sitemap-ai')
+      .service('snapshot-builder')
+      .rebuild({ trigger: 'test' })) as {
       skipped: boolean;
-      snapshot: { seq: number; builtAt: string; changes: { added: number; changed: number; removed: number } };
+      snapshot: {
+        seq: number;
+        builtAt: string;
+        changes: { added: number; changed: number; removed: number };
+      };
     };
     expect(result.skipped).toBe(false);
     await webhooks.deliverDue();
@@ -427,10 +531,19 @@ describe.each(testDatabases())('manifest.updated after a rebuild on %s', (client
       delta_url: expect.stringContaining(`/api/sitemap-ai/delta?since=${previous.snapshot.id}`),
     });
     expect(result.snapshot.changes.added).toBeGreaterThanOrEqual(1);
-    expect(verifySignature(deliveries[0]!.headers['x-sitemap-ai-signature'] as string, SECRET, deliveries[0]!.body, new Date())).toBe(true);
+    expect(
+      verifySignature(
+        deliveries[0]!.headers['x-sitemap-ai-signature'] as string,
+        SECRET,
+        deliveries[0]!.body,
+        new Date(),
+      ),
+    ).toBe(true);
 
     // And IndexNow was told about the article's page
-    const pings = receiver.indexNowPings().map((r) => JSON.parse(r.body) as { host: string; urlList: string[] });
+    const pings = receiver
+      .indexNowPings()
+      .map((r) => JSON.parse(r.body) as { host: string; urlList: string[] });
     expect(pings).toHaveLength(1);
     expect(pings[0]!.host).toBe('example.com');
     expect(pings[0]!.urlList).toContain('https://example.com/en/articles/geo-index');

@@ -26,8 +26,12 @@ describe('the access log stores a pseudonym, never an address (SPEC §8)', () =>
 
   it('Given the same client on the same day, Then the pseudonym is the same; another day’s salt gives an unrelated one', () => {
     expect(pseudonymiseClient('2001:db8::1', SALT)).toBe(pseudonymiseClient('2001:DB8::1 ', SALT));
-    expect(pseudonymiseClient('2001:db8::1', SALT)).not.toBe(pseudonymiseClient('2001:db8::1', 'b'.repeat(64)));
-    expect(pseudonymiseClient('203.0.113.7', SALT)).not.toBe(pseudonymiseClient('203.0.113.8', SALT));
+    expect(pseudonymiseClient('2001:db8::1', SALT)).not.toBe(
+      pseudonymiseClient('2001:db8::1', 'b'.repeat(64)),
+    );
+    expect(pseudonymiseClient('203.0.113.7', SALT)).not.toBe(
+      pseudonymiseClient('203.0.113.8', SALT),
+    );
   });
 
   it('Given any address, Then the pseudonym never contains it (property)', () => {
@@ -61,15 +65,25 @@ describe('hostile request values are bounded', () => {
   });
 
   it('Given a Content-Location of an alias answer, Then the current id is read from it', () => {
-    expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/article:a:en:new')).toBe('article:a:en:new');
-    expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/article:a:en:new/content')).toBe('article:a:en:new');
+    expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/article:a:en:new')).toBe(
+      'article:a:en:new',
+    );
+    expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/article:a:en:new/content')).toBe(
+      'article:a:en:new',
+    );
     expect(itemIdFromContentLocation(undefined)).toBeNull();
     expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/<script>/content')).toBeNull();
   });
 
   it('Given If-None-Match values, Then versions of fragment ETags and checksums of content ETags are read', () => {
-    expect(parseClientValidators('"s12-0123456789abcdef-v2.1"')).toEqual({ versions: ['v2.1'], checksums: [] });
-    expect(parseClientValidators(`W/"s3-aa-v1.0", "${HEX}"`)).toEqual({ versions: ['v1.0'], checksums: [`sha256:${HEX}`] });
+    expect(parseClientValidators('"s12-0123456789abcdef-v2.1"')).toEqual({
+      versions: ['v2.1'],
+      checksums: [],
+    });
+    expect(parseClientValidators(`W/"s3-aa-v1.0", "${HEX}"`)).toEqual({
+      versions: ['v1.0'],
+      checksums: [`sha256:${HEX}`],
+    });
     expect(parseClientValidators('*')).toEqual({ versions: [], checksums: [] });
     expect(parseClientValidators(undefined)).toEqual({ versions: [], checksums: [] });
     expect(parseClientValidators('"s1-x-v99999999999.1"')).toEqual({ versions: [], checksums: [] });
@@ -96,26 +110,77 @@ describe('drift (SPEC §9): the agent held an older version than the current one
   });
 
   it('Given a fragment ETag of an older version answered with 200, Then it is drift and names the version held', () => {
-    expect(detectDrift({ kind: 'fragment', status: 200, validators: { versions: ['v2.4', 'v3.0'], checksums: [] }, served })).toEqual({
+    expect(
+      detectDrift({
+        kind: 'fragment',
+        status: 200,
+        validators: { versions: ['v2.4', 'v3.0'], checksums: [] },
+        served,
+      }),
+    ).toEqual({
       drift: true,
       clientVersion: 'v3.0',
     });
   });
 
   it('Given the current version, a 304, an error or no validator, Then it is not drift', () => {
-    expect(detectDrift({ kind: 'fragment', status: 200, validators: { versions: ['v3.1'], checksums: [] }, served }).drift).toBe(false);
-    expect(detectDrift({ kind: 'fragment', status: 304, validators: { versions: ['v1.0'], checksums: [] }, served }).drift).toBe(false);
-    expect(detectDrift({ kind: 'fragment', status: 404, validators: { versions: ['v1.0'], checksums: [] }, served: null }).drift).toBe(false);
-    expect(detectDrift({ kind: 'fragment', status: 200, validators: none, served }).drift).toBe(false);
-    expect(detectDrift({ kind: 'manifest', status: 200, validators: { versions: ['v1.0'], checksums: [] }, served }).drift).toBe(false);
+    expect(
+      detectDrift({
+        kind: 'fragment',
+        status: 200,
+        validators: { versions: ['v3.1'], checksums: [] },
+        served,
+      }).drift,
+    ).toBe(false);
+    expect(
+      detectDrift({
+        kind: 'fragment',
+        status: 304,
+        validators: { versions: ['v1.0'], checksums: [] },
+        served,
+      }).drift,
+    ).toBe(false);
+    expect(
+      detectDrift({
+        kind: 'fragment',
+        status: 404,
+        validators: { versions: ['v1.0'], checksums: [] },
+        served: null,
+      }).drift,
+    ).toBe(false);
+    expect(detectDrift({ kind: 'fragment', status: 200, validators: none, served }).drift).toBe(
+      false,
+    );
+    expect(
+      detectDrift({
+        kind: 'manifest',
+        status: 200,
+        validators: { versions: ['v1.0'], checksums: [] },
+        served,
+      }).drift,
+    ).toBe(false);
   });
 
   it('Given a content ETag of another checksum answered with 200, Then it is drift', () => {
-    expect(detectDrift({ kind: 'content', status: 200, validators: { versions: [], checksums: [`sha256:${'0'.repeat(64)}`] }, served })).toEqual({
+    expect(
+      detectDrift({
+        kind: 'content',
+        status: 200,
+        validators: { versions: [], checksums: [`sha256:${'0'.repeat(64)}`] },
+        served,
+      }),
+    ).toEqual({
       drift: true,
       clientVersion: null,
     });
-    expect(detectDrift({ kind: 'content', status: 200, validators: { versions: [], checksums: [served.checksum] }, served }).drift).toBe(false);
+    expect(
+      detectDrift({
+        kind: 'content',
+        status: 200,
+        validators: { versions: [], checksums: [served.checksum] },
+        served,
+      }).drift,
+    ).toBe(false);
   });
 
   it('groups ingest by the item type for fragments and content, else by route', () => {

@@ -11,7 +11,8 @@ describe('RBAC actions', () => {
       'plugin::sitemap-ai.rebuild',
       'plugin::sitemap-ai.dashboard.read',
     ]);
-    for (const action of Object.values(ACTIONS)) expect(actionUid(action)).toBe(`plugin::${PLUGIN_ID}.${action}`);
+    for (const action of Object.values(ACTIONS))
+      expect(actionUid(action)).toBe(`plugin::${PLUGIN_ID}.${action}`);
   });
 
   it('Given the action list, When compared, Then every action is distinct and uses only uid characters', () => {

@@ -43,14 +43,20 @@ describe('admin labels', () => {
     expect([...CHUNK_RULES]).toEqual([...server.CHUNK_RULES]);
   });
 
-  it.each(Object.keys(MAPS))('Given %s, When its keys are looked up, Then each has a message in English and Slovak', (name) => {
-    const keys = Object.values(MAPS[name]!);
-    expect(keys.filter((key) => !(key in en))).toEqual([]);
-    expect(keys.filter((key) => !(key in sk))).toEqual([]);
-  });
+  it.each(Object.keys(MAPS))(
+    'Given %s, When its keys are looked up, Then each has a message in English and Slovak',
+    (name) => {
+      const keys = Object.values(MAPS[name]!);
+      expect(keys.filter((key) => !(key in en))).toEqual([]);
+      expect(keys.filter((key) => !(key in sk))).toEqual([]);
+    },
+  );
 
-  it.each(Object.keys(MAPS))('Given %s, When its values are compared, Then no two values share one label', (name) => {
-    const keys = Object.values(MAPS[name]!);
-    expect(new Set(keys).size).toBe(keys.length);
-  });
+  it.each(Object.keys(MAPS))(
+    'Given %s, When its values are compared, Then no two values share one label',
+    (name) => {
+      const keys = Object.values(MAPS[name]!);
+      expect(new Set(keys).size).toBe(keys.length);
+    },
+  );
 });

@@ -28,8 +28,15 @@ import type { EntryMetadata, MetadataOverride } from '../../shared/contracts/adm
  * server's reading of the attribute (server/src/core/metadata.ts).
  */
 
-const DSM_DIRECTIVE = { rel: 'standard', url: 'https://eur-lex.europa.eu/eli/dir/2019/790/oj', title: 'Directive (EU) 2019/790' };
-const TDMREP = { rel: 'source', url: 'https://www.w3.org/community/reports/tdmrep/CG-FINAL-tdmrep-20240510/' };
+const DSM_DIRECTIVE = {
+  rel: 'standard',
+  url: 'https://eur-lex.europa.eu/eli/dir/2019/790/oj',
+  title: 'Directive (EU) 2019/790',
+};
+const TDMREP = {
+  rel: 'source',
+  url: 'https://www.w3.org/community/reports/tdmrep/CG-FINAL-tdmrep-20240510/',
+};
 
 /** A complete, valid override as an editor fills it in for an article about TDM licensing. */
 const complete = (): MetadataOverride => ({
@@ -58,9 +65,12 @@ describe('validateOverride: the rules the panel shows next to the fields', () =>
     ['a bare host name', 'creativecommons.org/licenses/by/4.0/'],
     ['a javascript: URL', 'javascript:alert(1)'],
     ['an empty value', ''],
-  ])('Given %s as the entry licence, When it is validated, Then the licence must be an http(s) URL', (_name, license) => {
-    expect(validateOverride({ license })).toEqual({ license: 'validation.licenseUrl' });
-  });
+  ])(
+    'Given %s as the entry licence, When it is validated, Then the licence must be an http(s) URL',
+    (_name, license) => {
+      expect(validateOverride({ license })).toEqual({ license: 'validation.licenseUrl' });
+    },
+  );
 
   it.each(['http://example.com/license#tdm', 'https://creativecommons.org/licenses/by-nc/4.0/'])(
     'Given the http(s) licence page %s, When it is validated, Then it is accepted',
@@ -71,13 +81,22 @@ describe('validateOverride: the rules the panel shows next to the fields', () =>
 
   it('Given evidence rows with a bad relation and a bad URL, When they are validated, Then each problem is keyed by its row and field', () => {
     const problems = validateOverride({
-      evidence: [DSM_DIRECTIVE, { rel: 'Primary Source', url: 'https://doi.org/10.1000/182' }, { rel: 'dataset', url: 'doi:10.5281/zenodo.1234' }],
+      evidence: [
+        DSM_DIRECTIVE,
+        { rel: 'Primary Source', url: 'https://doi.org/10.1000/182' },
+        { rel: 'dataset', url: 'doi:10.5281/zenodo.1234' },
+      ],
     });
-    expect(problems).toEqual({ 'evidence.1.rel': 'validation.evidenceRel', 'evidence.2.url': 'validation.evidenceUrl' });
+    expect(problems).toEqual({
+      'evidence.1.rel': 'validation.evidenceRel',
+      'evidence.2.url': 'validation.evidenceUrl',
+    });
   });
 
   it('Given a half-filled evidence row (a relation, no URL yet), When it is validated, Then only the missing URL is reported', () => {
-    expect(validateOverride({ evidence: [{ rel: 'source', url: '' }] })).toEqual({ 'evidence.0.url': 'validation.evidenceUrl' });
+    expect(validateOverride({ evidence: [{ rel: 'source', url: '' }] })).toEqual({
+      'evidence.0.url': 'validation.evidenceUrl',
+    });
   });
 
   it.each([
@@ -93,14 +112,19 @@ describe('validateOverride: the rules the panel shows next to the fields', () =>
     expect(isEvidenceRel(rel)).toBe(valid);
   });
 
-  it.each([0, 0.35, 1])('Given the stability pin %s, When it is validated, Then it is accepted', (stability_pin) => {
-    expect(validateOverride({ stability_pin })).toEqual({});
-  });
+  it.each([0, 0.35, 1])(
+    'Given the stability pin %s, When it is validated, Then it is accepted',
+    (stability_pin) => {
+      expect(validateOverride({ stability_pin })).toEqual({});
+    },
+  );
 
   it.each([-0.1, 1.01, 80, Number.NaN, Number.POSITIVE_INFINITY])(
     'Given the stability pin %s (outside 0..1), When it is validated, Then it is reported',
     (stability_pin) => {
-      expect(validateOverride({ stability_pin })).toEqual({ stability_pin: 'validation.stability' });
+      expect(validateOverride({ stability_pin })).toEqual({
+        stability_pin: 'validation.stability',
+      });
     },
   );
 
@@ -115,12 +139,17 @@ describe('validateOverride: the rules the panel shows next to the fields', () =>
     ['2013', false],
     ['wd: Q2013', false],
     ['', false],
-  ])('Given the entity id %j, When it is checked, Then it is a QID or a prefixed id: %s', (id, valid) => {
-    expect(isEntityId(id)).toBe(valid);
-  });
+  ])(
+    'Given the entity id %j, When it is checked, Then it is a QID or a prefixed id: %s',
+    (id, valid) => {
+      expect(isEntityId(id)).toBe(valid);
+    },
+  );
 
   it('Given one malformed QID among valid ones, When the override is validated, Then the list is reported once', () => {
-    expect(validateOverride({ entity_ids: ['Q11660', 'Q-42', 'wd:Q2539'] })).toEqual({ entity_ids: 'validation.entityId' });
+    expect(validateOverride({ entity_ids: ['Q11660', 'Q-42', 'wd:Q2539'] })).toEqual({
+      entity_ids: 'validation.entityId',
+    });
   });
 
   it.each([
@@ -128,7 +157,9 @@ describe('validateOverride: the rules the panel shows next to the fields', () =>
     ['a blank topic', '   '],
     ['a topic one character too long', 'x'.repeat(MAX_TOPIC_LENGTH + 1)],
   ])('Given %s, When the topics are validated, Then the list is reported', (_name, topic) => {
-    expect(validateOverride({ topics: ['licensing', topic] })).toEqual({ topics: 'validation.topic' });
+    expect(validateOverride({ topics: ['licensing', topic] })).toEqual({
+      topics: 'validation.topic',
+    });
   });
 
   it('Given a topic of exactly the maximum length, When the topics are validated, Then it is accepted', () => {
@@ -143,8 +174,16 @@ describe('validateOverride: the rules the panel shows next to the fields', () =>
   it('Given more topics or entity ids than the server keeps, When they are validated, Then the list is too long', () => {
     const topics = Array.from({ length: MAX_TAGS + 1 }, (_, i) => `topic ${i}`);
     const entity_ids = Array.from({ length: MAX_TAGS + 1 }, (_, i) => `Q${i + 1}`);
-    expect(validateOverride({ topics, entity_ids })).toEqual({ topics: 'validation.tooMany', entity_ids: 'validation.tooMany' });
-    expect(validateOverride({ topics: topics.slice(0, MAX_TAGS), entity_ids: entity_ids.slice(0, MAX_TAGS) })).toEqual({});
+    expect(validateOverride({ topics, entity_ids })).toEqual({
+      topics: 'validation.tooMany',
+      entity_ids: 'validation.tooMany',
+    });
+    expect(
+      validateOverride({
+        topics: topics.slice(0, MAX_TAGS),
+        entity_ids: entity_ids.slice(0, MAX_TAGS),
+      }),
+    ).toEqual({});
   });
 
   it('Given several invalid fields at once, When the override is validated, Then every field is reported', () => {
@@ -155,7 +194,13 @@ describe('validateOverride: the rules the panel shows next to the fields', () =>
       entity_ids: ['wikidata'],
       topics: [''],
     });
-    expect(Object.keys(problems).sort()).toEqual(['entity_ids', 'evidence.0.url', 'license', 'stability_pin', 'topics']);
+    expect(Object.keys(problems).sort()).toEqual([
+      'entity_ids',
+      'evidence.0.url',
+      'license',
+      'stability_pin',
+      'topics',
+    ]);
   });
 });
 
@@ -164,7 +209,10 @@ describe('validateOverride agrees with the server', () => {
     ['a complete override', complete()],
     ['a licence URN', { license: 'urn:tdmrep:reserved' }],
     ['an https licence', { license: 'https://example.com/license#tdm' }],
-    ['an uppercase evidence relation', { evidence: [{ rel: 'Source', url: 'https://example.org/a' }] }],
+    [
+      'an uppercase evidence relation',
+      { evidence: [{ rel: 'Source', url: 'https://example.org/a' }] },
+    ],
     ['an evidence URL without a scheme', { evidence: [{ rel: 'source', url: 'example.org/a' }] }],
     ['a stability pin above 1', { stability_pin: 1.5 }],
     ['a stability pin of 0', { stability_pin: 0 }],
@@ -177,10 +225,13 @@ describe('validateOverride agrees with the server', () => {
     ['51 entity ids', { entity_ids: Array.from({ length: 51 }, (_, i) => `Q${i + 1}`) }],
   ];
 
-  it.each(cases)('Given %s, When both sides check it, Then the panel flags it exactly when the server refuses it', (_name, value) => {
-    const panelAccepts = Object.keys(validateOverride(value)).length === 0;
-    expect(panelAccepts).toBe(metadataOverrideSchema.safeParse(value).success);
-  });
+  it.each(cases)(
+    'Given %s, When both sides check it, Then the panel flags it exactly when the server refuses it',
+    (_name, value) => {
+      const panelAccepts = Object.keys(validateOverride(value)).length === 0;
+      expect(panelAccepts).toBe(metadataOverrideSchema.safeParse(value).success);
+    },
+  );
 
   it('Given the usage vocabulary, When the panel lists kinds and values, Then they are the server’s', () => {
     expect([...USAGE_KINDS]).toEqual([...serverConstants.USAGE_KINDS]);
@@ -190,7 +241,9 @@ describe('validateOverride agrees with the server', () => {
 
 describe('cleanOverride: "inherit" and empty inputs become absent keys so the cascade applies', () => {
   it('Given usage kinds left on "inherit" (undefined) or emptied, When the override is cleaned, Then only the chosen values remain', () => {
-    const cleaned = cleanOverride({ usage: { train: 'deny', infer: undefined, cache: '' as never, redistribute: null as never } });
+    const cleaned = cleanOverride({
+      usage: { train: 'deny', infer: undefined, cache: '' as never, redistribute: null as never },
+    });
     expect(cleaned).toEqual({ usage: { train: 'deny' } });
   });
 
@@ -231,16 +284,28 @@ describe('cleanOverride: "inherit" and empty inputs become absent keys so the ca
         { ...DSM_DIRECTIVE },
       ],
     });
-    expect(cleaned.evidence).toEqual([{ rel: 'source', url: '' }, { rel: '', url: 'https://doi.org/10.1000/182' }, DSM_DIRECTIVE]);
+    expect(cleaned.evidence).toEqual([
+      { rel: 'source', url: '' },
+      { rel: '', url: 'https://doi.org/10.1000/182' },
+      DSM_DIRECTIVE,
+    ]);
     expect(Object.keys(cleaned.evidence![0]!)).toEqual(['rel', 'url']);
   });
 
   it('Given a citation with only the APA text, When the override is cleaned, Then the empty BibTeX is dropped', () => {
-    expect(cleanOverride({ citation: { apa: 'Doe, J. (2024). Title.', bibtex: '' } })).toEqual({ citation: { apa: 'Doe, J. (2024). Title.' } });
+    expect(cleanOverride({ citation: { apa: 'Doe, J. (2024). Title.', bibtex: '' } })).toEqual({
+      citation: { apa: 'Doe, J. (2024). Title.' },
+    });
   });
 
   it('Given a complete override with exclude set, When it is cleaned, Then every value is kept and the input is not changed', () => {
-    const input = { ...complete(), related: ['article:fragment-permalinks:en'], schema: ['Article'], alt_of: 'article:geo-index:en', exclude: true };
+    const input = {
+      ...complete(),
+      related: ['article:fragment-permalinks:en'],
+      schema: ['Article'],
+      alt_of: 'article:geo-index:en',
+      exclude: true,
+    };
     const copy = structuredClone(input);
     expect(cleanOverride(input)).toEqual(input);
     expect(input).toEqual(copy);
@@ -249,24 +314,38 @@ describe('cleanOverride: "inherit" and empty inputs become absent keys so the ca
 
 describe('cleanEntryMetadata: the whole attribute as saved', () => {
   it('Given a blank reason and sensitive unchecked, When the attribute is cleaned, Then neither is saved', () => {
-    expect(cleanEntryMetadata({ reason: '   ', sensitive: false, license: 'https://example.com/license#tdm' })).toEqual({
+    expect(
+      cleanEntryMetadata({
+        reason: '   ',
+        sensitive: false,
+        license: 'https://example.com/license#tdm',
+      }),
+    ).toEqual({
       license: 'https://example.com/license#tdm',
     });
   });
 
   it('Given a reason with a trailing space being typed, When the attribute is cleaned, Then it is kept as typed', () => {
-    expect(cleanEntryMetadata({ reason: 'Add the 2025 figures ' })).toEqual({ reason: 'Add the 2025 figures ' });
+    expect(cleanEntryMetadata({ reason: 'Add the 2025 figures ' })).toEqual({
+      reason: 'Add the 2025 figures ',
+    });
   });
 
   it('Given fragment overrides of which one is all "inherit", When the attribute is cleaned, Then that fragment disappears and the other is cleaned', () => {
     const value: EntryMetadata = {
       sensitive: true,
       fragments: {
-        'article:geo-index:en:why-classic-sitemaps-fail': { usage: { train: undefined }, license: '' },
+        'article:geo-index:en:why-classic-sitemaps-fail': {
+          usage: { train: undefined },
+          license: '',
+        },
         'article:geo-index:en:security-and-privacy': { exclude: true, topics: [] },
       },
     };
-    expect(cleanEntryMetadata(value)).toEqual({ sensitive: true, fragments: { 'article:geo-index:en:security-and-privacy': { exclude: true } } });
+    expect(cleanEntryMetadata(value)).toEqual({
+      sensitive: true,
+      fragments: { 'article:geo-index:en:security-and-privacy': { exclude: true } },
+    });
   });
 
   it('Given only empty fragment overrides, When the attribute is cleaned, Then there is no fragments key', () => {
@@ -287,18 +366,29 @@ describe('readEntryMetadata: the stored attribute, read leniently', () => {
   });
 
   it('Given the attribute stored as JSON text, When it is read, Then it is parsed', () => {
-    expect(readEntryMetadata('{"usage":{"train":"deny"},"reason":"Initial publication"}')).toEqual({ usage: { train: 'deny' }, reason: 'Initial publication' });
+    expect(readEntryMetadata('{"usage":{"train":"deny"},"reason":"Initial publication"}')).toEqual({
+      usage: { train: 'deny' },
+      reason: 'Initial publication',
+    });
   });
 
   it('Given the attribute as an object, When it is read, Then it is used as it is', () => {
-    const stored = { topics: ['TDM'], fragments: { 'article:tdm-licensing:en:faq': { exclude: true } } };
+    const stored = {
+      topics: ['TDM'],
+      fragments: { 'article:tdm-licensing:en:faq': { exclude: true } },
+    };
     expect(readEntryMetadata(stored)).toBe(stored);
   });
 });
 
 describe('splitTags: what an editor typed into a tags input', () => {
   it('Given comma, semicolon and newline separated tags with spaces, When they are split, Then they are trimmed in order', () => {
-    expect(splitTags(' TDM, licensing;copyright\nrobots.txt ', [])).toEqual(['TDM', 'licensing', 'copyright', 'robots.txt']);
+    expect(splitTags(' TDM, licensing;copyright\nrobots.txt ', [])).toEqual([
+      'TDM',
+      'licensing',
+      'copyright',
+      'robots.txt',
+    ]);
   });
 
   it('Given tags already present or repeated, When they are split, Then each appears once and existing ones are not added again', () => {
@@ -320,7 +410,10 @@ describe('flattenFormErrors / errorAt / errorsBelow: the server’s refusal next
     evidence: [undefined, { url: 'sitemapAi.evidence[1].url: must be an absolute http(s) URL' }],
     usage: { train: 'sitemapAi.usage.train: must be one of allow, deny, allow-with-citation' },
     fragments: {
-      'article:geo-index:en:intro': { license: 'sitemapAi.fragments["article:geo-index:en:intro"].license: must be an absolute http(s) URI' },
+      'article:geo-index:en:intro': {
+        license:
+          'sitemapAi.fragments["article:geo-index:en:intro"].license: must be an absolute http(s) URI',
+      },
     },
   };
 
@@ -335,7 +428,9 @@ describe('flattenFormErrors / errorAt / errorsBelow: the server’s refusal next
   it('Given no errors (undefined, null) or a message without a field name, When they are flattened, Then nothing is lost or invented', () => {
     expect(flattenFormErrors(undefined)).toEqual({});
     expect(flattenFormErrors(null)).toEqual({});
-    expect(flattenFormErrors({ reason: 'must be at most 2000 characters' })).toEqual({ reason: 'must be at most 2000 characters' });
+    expect(flattenFormErrors({ reason: 'must be at most 2000 characters' })).toEqual({
+      reason: 'must be at most 2000 characters',
+    });
   });
 
   it('Given flattened errors, When the error at a path is asked for, Then the exact path or the first one below it answers', () => {
@@ -355,7 +450,9 @@ describe('flattenFormErrors / errorAt / errorsBelow: the server’s refusal next
 
   it('Given flattened errors, When the errors below a fragment are asked for, Then they come with the prefix removed', () => {
     const errors = flattenFormErrors(formErrors);
-    expect(errorsBelow(errors, 'fragments.article:geo-index:en:intro')).toEqual({ license: 'must be an absolute http(s) URI' });
+    expect(errorsBelow(errors, 'fragments.article:geo-index:en:intro')).toEqual({
+      license: 'must be an absolute http(s) URI',
+    });
     expect(errorsBelow(errors, 'evidence')).toEqual({ '1.url': 'must be an absolute http(s) URL' });
     expect(errorsBelow(errors, 'fragments.article:geo-index:en:why')).toEqual({});
   });
@@ -376,9 +473,12 @@ describe('isRecordedReason: a reason the next publish would not repeat', () => {
     ['an empty field', '', 'Initial publication'],
     ['no reason', undefined, 'Initial publication'],
     ['nothing recorded yet', 'Initial publication', undefined],
-  ])('Given %s, When it is compared, Then it is not a repeated reason', (_name, reason, recorded) => {
-    expect(isRecordedReason(reason, recorded)).toBe(false);
-  });
+  ])(
+    'Given %s, When it is compared, Then it is not a repeated reason',
+    (_name, reason, recorded) => {
+      expect(isRecordedReason(reason, recorded)).toBe(false);
+    },
+  );
 });
 
 describe('URL guards', () => {
@@ -391,8 +491,11 @@ describe('URL guards', () => {
     ['https://', false, false],
     ['/license', false, false],
     ['example.com', false, false],
-  ])('Given %j, When it is checked, Then it is an http(s) URL: %s, an absolute URI: %s', (value, http, absolute) => {
-    expect(isHttpUrl(value)).toBe(http);
-    expect(isAbsoluteUri(value)).toBe(absolute);
-  });
+  ])(
+    'Given %j, When it is checked, Then it is an http(s) URL: %s, an absolute URI: %s',
+    (value, http, absolute) => {
+      expect(isHttpUrl(value)).toBe(http);
+      expect(isAbsoluteUri(value)).toBe(absolute);
+    },
+  );
 });

@@ -21,13 +21,17 @@ const { FetchError } = vi.hoisted(() => {
   return { FetchError };
 });
 
-vi.mock('@strapi/strapi/admin', () => ({ isFetchError: (error: unknown) => error instanceof FetchError }));
+vi.mock('@strapi/strapi/admin', () => ({
+  isFetchError: (error: unknown) => error instanceof FetchError,
+}));
 
 import { isAbort, toRequestError } from '../../admin/src/utils/request-error';
 
 /** What getFetchClient throws for a Strapi error answer. */
 function answered(status: number, error: Record<string, unknown>): InstanceType<typeof FetchError> {
-  const fetchError = new FetchError(String(error.message), { data: { error: { status, ...error } } });
+  const fetchError = new FetchError(String(error.message), {
+    data: { error: { status, ...error } },
+  });
   fetchError.status = status;
   return fetchError;
 }
@@ -39,8 +43,15 @@ describe('toRequestError', () => {
       message: 'contentTypes["api::article.article"].pathPattern: must start with "/"',
       details: {
         errors: [
-          { path: ['contentTypes', 'api::article.article', 'pathPattern'], message: 'contentTypes["api::article.article"].pathPattern: must start with "/"' },
-          { path: ['schedule', 'cron'], message: 'schedule.cron: is required', name: 'ValidationError' },
+          {
+            path: ['contentTypes', 'api::article.article', 'pathPattern'],
+            message: 'contentTypes["api::article.article"].pathPattern: must start with "/"',
+          },
+          {
+            path: ['schedule', 'cron'],
+            message: 'schedule.cron: is required',
+            name: 'ValidationError',
+          },
         ],
       },
     });
@@ -49,7 +60,10 @@ describe('toRequestError', () => {
       name: 'ValidationError',
       message: 'contentTypes["api::article.article"].pathPattern: must start with "/"',
       fieldErrors: [
-        { path: ['contentTypes', 'api::article.article', 'pathPattern'], message: 'contentTypes["api::article.article"].pathPattern: must start with "/"' },
+        {
+          path: ['contentTypes', 'api::article.article', 'pathPattern'],
+          message: 'contentTypes["api::article.article"].pathPattern: must start with "/"',
+        },
         { path: ['schedule', 'cron'], message: 'schedule.cron: is required' },
       ],
     });
@@ -59,16 +73,27 @@ describe('toRequestError', () => {
     const error = answered(400, {
       name: 'ValidationError',
       message: 'Invalid',
-      details: { errors: [{ path: 'webhooks.subscribers.1.url', message: 'must appear only once' }] },
+      details: {
+        errors: [{ path: 'webhooks.subscribers.1.url', message: 'must appear only once' }],
+      },
     });
-    expect(toRequestError(error).fieldErrors).toEqual([{ path: ['webhooks', 'subscribers', '1', 'url'], message: 'must appear only once' }]);
+    expect(toRequestError(error).fieldErrors).toEqual([
+      { path: ['webhooks', 'subscribers', '1', 'url'], message: 'must appear only once' },
+    ]);
   });
 
   it('Given numeric path segments, a missing path and a non-string message, When they are read, Then they become strings and an empty path', () => {
     const error = answered(400, {
       name: 'ValidationError',
       message: 'Invalid',
-      details: { errors: [{ path: ['webhooks', 'subscribers', 0, 'secret'], message: 'too short' }, { message: 42 }, null, 'oops'] },
+      details: {
+        errors: [
+          { path: ['webhooks', 'subscribers', 0, 'secret'], message: 'too short' },
+          { message: 42 },
+          null,
+          'oops',
+        ],
+      },
     });
     expect(toRequestError(error).fieldErrors).toEqual([
       { path: ['webhooks', 'subscribers', '0', 'secret'], message: 'too short' },
@@ -88,15 +113,30 @@ describe('toRequestError', () => {
   it('Given a 502 without an error body (getFetchClient: "Unknown Server Error"), When it is read, Then the status and the client’s message remain', () => {
     const error = new FetchError('Unknown Server Error');
     error.status = 502;
-    expect(toRequestError(error)).toEqual({ status: 502, name: null, message: 'Unknown Server Error', fieldErrors: [] });
+    expect(toRequestError(error)).toEqual({
+      status: 502,
+      name: null,
+      message: 'Unknown Server Error',
+      fieldErrors: [],
+    });
   });
 
   it('Given a network failure (a TypeError from fetch), When it is read, Then there is no status and the message is the browser’s', () => {
-    expect(toRequestError(new TypeError('Failed to fetch'))).toEqual({ status: null, name: null, message: 'Failed to fetch', fieldErrors: [] });
+    expect(toRequestError(new TypeError('Failed to fetch'))).toEqual({
+      status: null,
+      name: null,
+      message: 'Failed to fetch',
+      fieldErrors: [],
+    });
   });
 
   it('Given something thrown that is not an Error, When it is read, Then its text is the message', () => {
-    expect(toRequestError('timeout')).toEqual({ status: null, name: null, message: 'timeout', fieldErrors: [] });
+    expect(toRequestError('timeout')).toEqual({
+      status: null,
+      name: null,
+      message: 'timeout',
+      fieldErrors: [],
+    });
     expect(toRequestError(undefined).message).toBe('undefined');
   });
 });
@@ -110,7 +150,9 @@ describe('isAbort', () => {
   });
 
   it('Given a real failure or a plain object named AbortError, When it is checked, Then it is not an abort', () => {
-    expect(isAbort(answered(500, { name: 'InternalServerError', message: 'Internal Server Error' }))).toBe(false);
+    expect(
+      isAbort(answered(500, { name: 'InternalServerError', message: 'Internal Server Error' })),
+    ).toBe(false);
     expect(isAbort(new TypeError('Failed to fetch'))).toBe(false);
     expect(isAbort({ name: 'AbortError' })).toBe(false);
   });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { FRAGMENT_TYPES } from '../../admin/src/utils/labels';
-import { defaultContentTypeSettings, fieldKey, numberOrUnset, toFieldErrors, validateSettingsForm } from '../../admin/src/utils/settings-form';
+import {
+  defaultContentTypeSettings,
+  fieldKey,
+  numberOrUnset,
+  toFieldErrors,
+  validateSettingsForm,
+} from '../../admin/src/utils/settings-form';
 import type { EditableSettings } from '../../shared/contracts/admin';
 import { SECRET_MASK, settingsFieldError, validateSettings } from '../../shared/settings-schema';
 
@@ -38,7 +44,9 @@ const valid = (): EditableSettings => ({
 describe('fieldKey', () => {
   it('Given a path of segments with an index and a content-type UID, When it is keyed, Then the segments are joined with dots', () => {
     expect(fieldKey(['webhooks', 'subscribers', 0, 'url'])).toBe('webhooks.subscribers.0.url');
-    expect(fieldKey(['contentTypes', ARTICLE, 'pathPattern'])).toBe(`contentTypes.${ARTICLE}.pathPattern`);
+    expect(fieldKey(['contentTypes', ARTICLE, 'pathPattern'])).toBe(
+      `contentTypes.${ARTICLE}.pathPattern`,
+    );
     expect(fieldKey([])).toBe('');
   });
 });
@@ -51,7 +59,9 @@ describe('validateSettingsForm', () => {
   it('Given a path pattern without a leading slash, When the form is validated, Then the error sits at the key the content-type card reads, without the field name', () => {
     const settings = valid();
     settings.contentTypes[ARTICLE]!.pathPattern = 'articles/{slug}';
-    expect(validateSettingsForm(settings)).toEqual({ [`contentTypes.${ARTICLE}.pathPattern`]: 'must start with "/"' });
+    expect(validateSettingsForm(settings)).toEqual({
+      [`contentTypes.${ARTICLE}.pathPattern`]: 'must start with "/"',
+    });
   });
 
   it('Given several invalid fields, When the form is validated, Then each is reported at its own key', () => {
@@ -64,7 +74,12 @@ describe('validateSettingsForm', () => {
       { url: 'https://hooks.example.org/sitemap', secret: 'whsec_fedcba9876543210' },
     ];
     const errors = validateSettingsForm(settings);
-    expect(Object.keys(errors).sort()).toEqual(['rateLimit.max', 'schedule.cron', 'siteUrl', 'webhooks.subscribers.1.url']);
+    expect(Object.keys(errors).sort()).toEqual([
+      'rateLimit.max',
+      'schedule.cron',
+      'siteUrl',
+      'webhooks.subscribers.1.url',
+    ]);
     expect(errors.siteUrl).toBe('must be an absolute http(s) URL');
     expect(errors['webhooks.subscribers.1.url']).toBe('must appear only once');
     expect(errors['rateLimit.max']).toMatch(/^must be a whole number from 1 to/);
@@ -75,7 +90,10 @@ describe('validateSettingsForm', () => {
     const settings = valid();
     settings.rateLimit = { ...settings.rateLimit, windowSeconds: numberOrUnset(undefined) };
     settings.accessLogRetentionDays = numberOrUnset(undefined);
-    expect(validateSettingsForm(settings)).toEqual({ 'rateLimit.windowSeconds': 'is required', accessLogRetentionDays: 'is required' });
+    expect(validateSettingsForm(settings)).toEqual({
+      'rateLimit.windowSeconds': 'is required',
+      accessLogRetentionDays: 'is required',
+    });
   });
 
   it('Given a number the owner typed, When it passes numberOrUnset, Then it is kept as it is', () => {
@@ -87,26 +105,45 @@ describe('validateSettingsForm', () => {
 describe('toFieldErrors: the server’s field errors of a refused save', () => {
   it('Given the server’s errors that name their field, When they are keyed, Then the field name is removed from each message', () => {
     const errors = [
-      settingsFieldError(['contentTypes', ARTICLE, 'pathPattern'], 'must contain at least one placeholder such as {slug} or {documentId}'),
-      settingsFieldError(['webhooks', 'subscribers', '0', 'secret'], 'has no stored secret to keep'),
-      settingsFieldError(['schedule', 'cron'], 'is not a valid cron expression: 61 is not a minute'),
+      settingsFieldError(
+        ['contentTypes', ARTICLE, 'pathPattern'],
+        'must contain at least one placeholder such as {slug} or {documentId}',
+      ),
+      settingsFieldError(
+        ['webhooks', 'subscribers', '0', 'secret'],
+        'has no stored secret to keep',
+      ),
+      settingsFieldError(
+        ['schedule', 'cron'],
+        'is not a valid cron expression: 61 is not a minute',
+      ),
     ];
-    expect(errors[0]!.message.startsWith('contentTypes["api::article.article"].pathPattern: ')).toBe(true);
+    expect(
+      errors[0]!.message.startsWith('contentTypes["api::article.article"].pathPattern: '),
+    ).toBe(true);
     expect(toFieldErrors(errors)).toEqual({
-      [`contentTypes.${ARTICLE}.pathPattern`]: 'must contain at least one placeholder such as {slug} or {documentId}',
+      [`contentTypes.${ARTICLE}.pathPattern`]:
+        'must contain at least one placeholder such as {slug} or {documentId}',
       'webhooks.subscribers.0.secret': 'has no stored secret to keep',
       'schedule.cron': 'is not a valid cron expression: 61 is not a minute',
     });
   });
 
   it('Given a message that does not start with its field name, When it is keyed, Then it is kept whole', () => {
-    expect(toFieldErrors([{ path: ['siteUrl'], message: 'The site URL is not reachable' }])).toEqual({ siteUrl: 'The site URL is not reachable' });
+    expect(
+      toFieldErrors([{ path: ['siteUrl'], message: 'The site URL is not reachable' }]),
+    ).toEqual({ siteUrl: 'The site URL is not reachable' });
     // Another field's name in front is not this field's: kept.
-    expect(toFieldErrors([{ path: ['siteUrl'], message: 'schedule.cron: is required' }])).toEqual({ siteUrl: 'schedule.cron: is required' });
+    expect(toFieldErrors([{ path: ['siteUrl'], message: 'schedule.cron: is required' }])).toEqual({
+      siteUrl: 'schedule.cron: is required',
+    });
   });
 
   it('Given two errors for the same field, When they are keyed, Then the first one is shown', () => {
-    const errors = [settingsFieldError(['schedule', 'cron'], 'is required'), settingsFieldError(['schedule', 'cron'], 'must be a cron expression')];
+    const errors = [
+      settingsFieldError(['schedule', 'cron'], 'is required'),
+      settingsFieldError(['schedule', 'cron'], 'must be a cron expression'),
+    ];
     expect(toFieldErrors(errors)).toEqual({ 'schedule.cron': 'is required' });
   });
 
@@ -127,7 +164,10 @@ describe('toFieldErrors: the server’s field errors of a refused save', () => {
 
 describe('defaultContentTypeSettings: a content type enabled for the first time', () => {
   it('Given the article type and the site defaults, When it is enabled, Then it gets every fragment type, a path from its name and the site’s embedding hint', () => {
-    const defaults = { ...valid().defaults, embedding: { chunk: 'by_h3' as const, maxTokens: 1200 } };
+    const defaults = {
+      ...valid().defaults,
+      embedding: { chunk: 'by_h3' as const, maxTokens: 1200 },
+    };
     expect(defaultContentTypeSettings(ARTICLE, defaults)).toEqual({
       enabled: true,
       pathPattern: '/article/{slug}',
@@ -139,8 +179,13 @@ describe('defaultContentTypeSettings: a content type enabled for the first time'
 
   it('Given a plugin content type, When it is enabled, Then its defaults pass the shared validation', () => {
     const settings = valid();
-    settings.contentTypes['plugin::docs.guide-page'] = defaultContentTypeSettings('plugin::docs.guide-page', settings.defaults);
-    expect(settings.contentTypes['plugin::docs.guide-page']!.pathPattern).toBe('/guide-page/{slug}');
+    settings.contentTypes['plugin::docs.guide-page'] = defaultContentTypeSettings(
+      'plugin::docs.guide-page',
+      settings.defaults,
+    );
+    expect(settings.contentTypes['plugin::docs.guide-page']!.pathPattern).toBe(
+      '/guide-page/{slug}',
+    );
     expect(validateSettingsForm(settings)).toEqual({});
   });
 

@@ -35,9 +35,12 @@ function usedKeys(): Map<string, string> {
   for (const file of sourceFiles(ADMIN_SRC)) {
     const source = readFileSync(file, 'utf8');
     // t('fields.reason'), t("x", { … }), getTranslation('plugin.name'), also across a line break.
-    for (const match of source.matchAll(/\b(?:t|getTranslation)\(\s*(['"])([^'"]+)\1/g)) add(match[2]!, file);
+    for (const match of source.matchAll(/\b(?:t|getTranslation)\(\s*(['"])([^'"]+)\1/g))
+      add(match[2]!, file);
     // Maps whose values are message keys: `const X: Record<…, MessageKey> = { … };` (also `{ label: MessageKey; … }`).
-    for (const block of source.matchAll(/:\s*Record<[^=]*\bMessageKey\b[^=]*=\s*\{([\s\S]*?)\n\};/g)) {
+    for (const block of source.matchAll(
+      /:\s*Record<[^=]*\bMessageKey\b[^=]*=\s*\{([\s\S]*?)\n\};/g,
+    )) {
       for (const match of block[1]!.matchAll(/:\s*'([^']*\.[^']*)'/g)) add(match[1]!, file);
     }
     // The problems validateOverride reports: `export type MetadataProblem = | 'validation.x' | …;`.
@@ -55,10 +58,15 @@ describe('admin translations', () => {
     expect({ missingInSk, missingInEn }).toEqual({ missingInSk: [], missingInEn: [] });
   });
 
-  it.each(Object.keys(LOCALES))('Given the %s file, When its messages are read, Then none is empty or only spaces', (locale) => {
-    const empty = Object.entries(LOCALES[locale]!).filter(([, message]) => typeof message !== 'string' || message.trim() === '');
-    expect(empty).toEqual([]);
-  });
+  it.each(Object.keys(LOCALES))(
+    'Given the %s file, When its messages are read, Then none is empty or only spaces',
+    (locale) => {
+      const empty = Object.entries(LOCALES[locale]!).filter(
+        ([, message]) => typeof message !== 'string' || message.trim() === '',
+      );
+      expect(empty).toEqual([]);
+    },
+  );
 
   it('Given the admin source, When the translation ids it uses are collected, Then the collector finds the known kinds of use', () => {
     const used = usedKeys();
@@ -72,11 +80,16 @@ describe('admin translations', () => {
     expect(used.size).toBeGreaterThan(150);
   });
 
-  it.each(Object.keys(LOCALES))('Given every translation id used in admin/src, When it is looked up in %s, Then it exists', (locale) => {
-    const messages = LOCALES[locale]!;
-    const missing = [...usedKeys()].filter(([key]) => !(key in messages)).map(([key, file]) => `${key} (${file})`);
-    expect(missing).toEqual([]);
-  });
+  it.each(Object.keys(LOCALES))(
+    'Given every translation id used in admin/src, When it is looked up in %s, Then it exists',
+    (locale) => {
+      const messages = LOCALES[locale]!;
+      const missing = [...usedKeys()]
+        .filter(([key]) => !(key in messages))
+        .map(([key, file]) => `${key} (${file})`);
+      expect(missing).toEqual([]);
+    },
+  );
 
   it('Given a key, When its full id is built, Then it carries the plugin prefix registerTrads registers', () => {
     expect(getTranslation('fields.reason')).toBe('sitemap-ai.fields.reason');
@@ -93,12 +106,19 @@ interface MessageNode {
   options?: Record<string, { value: MessageNode[] }>;
   children?: MessageNode[];
 }
-type MessageFormatConstructor = new (message: string, locale: string) => { getAst(): MessageNode[] };
+type MessageFormatConstructor = new (
+  message: string,
+  locale: string,
+) => { getAst(): MessageNode[] };
 
 /** intl-messageformat (a dependency of react-intl), or null when it is not installed. */
 const IntlMessageFormat = ((): MessageFormatConstructor | null => {
   try {
-    return (createRequire(__filename)('intl-messageformat') as { IntlMessageFormat: MessageFormatConstructor }).IntlMessageFormat;
+    return (
+      createRequire(__filename)('intl-messageformat') as {
+        IntlMessageFormat: MessageFormatConstructor;
+      }
+    ).IntlMessageFormat;
   } catch {
     return null;
   }
@@ -115,30 +135,46 @@ function argumentsOf(nodes: readonly MessageNode[], into = new Set<string>()): S
   return into;
 }
 
-describe.skipIf(IntlMessageFormat === null)('admin translations: ICU message syntax (intl-messageformat)', () => {
-  it.each(Object.keys(LOCALES))('Given every %s message, When it is parsed as react-intl parses it, Then it parses', (locale) => {
-    const broken = Object.entries(LOCALES[locale]!).flatMap(([key, message]) => {
-      try {
-        new IntlMessageFormat!(message, locale).getAst();
-        return [];
-      } catch (error) {
-        return [`${key}: ${(error as Error).message}`];
-      }
-    });
-    expect(broken).toEqual([]);
-  });
+describe.skipIf(IntlMessageFormat === null)(
+  'admin translations: ICU message syntax (intl-messageformat)',
+  () => {
+    it.each(Object.keys(LOCALES))(
+      'Given every %s message, When it is parsed as react-intl parses it, Then it parses',
+      (locale) => {
+        const broken = Object.entries(LOCALES[locale]!).flatMap(([key, message]) => {
+          try {
+            new IntlMessageFormat!(message, locale).getAst();
+            return [];
+          } catch (error) {
+            return [`${key}: ${(error as Error).message}`];
+          }
+        });
+        expect(broken).toEqual([]);
+      },
+    );
 
-  it('Given a message in both languages, When their arguments are compared, Then the Slovak one takes the same values as the English one', () => {
-    const mismatched = Object.keys(en).flatMap((key) => {
-      const english = [...argumentsOf(new IntlMessageFormat!(en[key as keyof typeof en], 'en').getAst())].sort();
-      const slovak = [...argumentsOf(new IntlMessageFormat!((sk as Record<string, string>)[key] ?? '', 'sk').getAst())].sort();
-      return english.join() === slovak.join() ? [] : [`${key}: en {${english.join(', ')}} sk {${slovak.join(', ')}}`];
+    it('Given a message in both languages, When their arguments are compared, Then the Slovak one takes the same values as the English one', () => {
+      const mismatched = Object.keys(en).flatMap((key) => {
+        const english = [
+          ...argumentsOf(new IntlMessageFormat!(en[key as keyof typeof en], 'en').getAst()),
+        ].sort();
+        const slovak = [
+          ...argumentsOf(
+            new IntlMessageFormat!((sk as Record<string, string>)[key] ?? '', 'sk').getAst(),
+          ),
+        ].sort();
+        return english.join() === slovak.join()
+          ? []
+          : [`${key}: en {${english.join(', ')}} sk {${slovak.join(', ')}}`];
+      });
+      expect(mismatched).toEqual([]);
     });
-    expect(mismatched).toEqual([]);
-  });
 
-  it('Given the parser, When a broken message is parsed, Then it throws (so the checks above can fail)', () => {
-    expect(() => new IntlMessageFormat!('{count, plural, one {# item}', 'en')).toThrow();
-    expect([...argumentsOf(new IntlMessageFormat!(en['settings.errorCount'], 'en').getAst())]).toEqual(['count']);
-  });
-});
+    it('Given the parser, When a broken message is parsed, Then it throws (so the checks above can fail)', () => {
+      expect(() => new IntlMessageFormat!('{count, plural, one {# item}', 'en')).toThrow();
+      expect([
+        ...argumentsOf(new IntlMessageFormat!(en['settings.errorCount'], 'en').getAst()),
+      ]).toEqual(['count']);
+    });
+  },
+);

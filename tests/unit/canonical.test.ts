@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalText, checksumOf, sha256Hex, stableStringify } from '../../server/src/core/canonical';
+import {
+  canonicalText,
+  checksumOf,
+  sha256Hex,
+  stableStringify,
+} from '../../server/src/core/canonical';
 
 /** Golden values computed outside the code under test: `printf '<bytes>' | sha256sum`. */
 const CAFE_NFC = 'sha256:73473dcc12b763085904a5279d048c4d5b3b008c46f1f32443b99de04aa83a14'; // printf 'Caf\xc3\xa9'
@@ -17,11 +22,15 @@ describe('canonicalText', () => {
   });
 
   it('Given CRLF and lone CR line endings, When canonicalised, Then every line ends with LF', () => {
-    expect(canonicalText('## Results\r\n\r\nLine one\rLine two\r\n')).toBe('## Results\n\nLine one\nLine two');
+    expect(canonicalText('## Results\r\n\r\nLine one\rLine two\r\n')).toBe(
+      '## Results\n\nLine one\nLine two',
+    );
   });
 
   it('Given leading and trailing blank lines and spaces, When canonicalised, Then only the outer whitespace is removed', () => {
-    expect(canonicalText('\n\n  \tIntro paragraph.\n\n    indented code\n  \n')).toBe('Intro paragraph.\n\n    indented code');
+    expect(canonicalText('\n\n  \tIntro paragraph.\n\n    indented code\n  \n')).toBe(
+      'Intro paragraph.\n\n    indented code',
+    );
   });
 
   it('Given canonical text, When canonicalised again, Then it is unchanged (idempotent property)', () => {
@@ -48,7 +57,8 @@ describe('checksumOf', () => {
   });
 
   it('Given a section written with CRLF, When canonicalised and checksummed, Then it matches the LF golden value', () => {
-    const crlf = '## Why classic sitemaps fail\r\n\r\nA sitemap.xml entry carries four fields.\r\nLarge language models retrieve passages.\r\n';
+    const crlf =
+      '## Why classic sitemaps fail\r\n\r\nA sitemap.xml entry carries four fields.\r\nLarge language models retrieve passages.\r\n';
     expect(checksumOf(canonicalText(crlf))).toBe(SECTION_LF);
   });
 
@@ -82,7 +92,12 @@ describe('checksumOf', () => {
 
 describe('stableStringify', () => {
   it('Given nested objects, When stringified, Then keys are sorted at every level and undefined members are dropped', () => {
-    const value = { usage: { train: 'deny', infer: 'allow' }, license: 'https://example.com/license', pin: undefined, topics: ['GEO', undefined] };
+    const value = {
+      usage: { train: 'deny', infer: 'allow' },
+      license: 'https://example.com/license',
+      pin: undefined,
+      topics: ['GEO', undefined],
+    };
     expect(stableStringify(value)).toBe(
       '{"license":"https://example.com/license","topics":["GEO",null],"usage":{"infer":"allow","train":"deny"}}',
     );
@@ -90,10 +105,13 @@ describe('stableStringify', () => {
 
   it('Given the same object built with keys in another order, When stringified, Then the output is identical (property)', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 }), (record) => {
-        const reversed = Object.fromEntries(Object.entries(record).reverse());
-        expect(stableStringify(reversed)).toBe(stableStringify(record));
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 }),
+        (record) => {
+          const reversed = Object.fromEntries(Object.entries(record).reverse());
+          expect(stableStringify(reversed)).toBe(stableStringify(record));
+        },
+      ),
     );
   });
 

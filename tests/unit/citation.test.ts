@@ -34,14 +34,24 @@ describe('buildCitation', () => {
   });
 
   it('Given three authors, When cited, Then APA lists them with commas and "&" before the last', () => {
-    const { apa } = buildCitation({ ...SECTION, authors: ['Jana Nováková', 'Peter Kováč', 'Ľubica Šťastná'] }, 'v1.0');
+    const { apa } = buildCitation(
+      { ...SECTION, authors: ['Jana Nováková', 'Peter Kováč', 'Ľubica Šťastná'] },
+      'v1.0',
+    );
     expect(apa.startsWith('Nováková, J., Kováč, P., & Šťastná, Ľ. (2025).')).toBe(true);
   });
 
   it('Given one author and the page itself, When cited, Then there is no "In" and no booktitle', () => {
-    const article = { ...SECTION, title: 'A sitemap for AI', authors: ['Jana Nováková'], url: 'https://example.com/articles/geo-index' };
+    const article = {
+      ...SECTION,
+      title: 'A sitemap for AI',
+      authors: ['Jana Nováková'],
+      url: 'https://example.com/articles/geo-index',
+    };
     const citation = buildCitation(article, 'v1.0');
-    expect(citation.apa).toBe('Nováková, J. (2025). A sitemap for AI (v1.0). Example News. https://example.com/articles/geo-index');
+    expect(citation.apa).toBe(
+      'Nováková, J. (2025). A sitemap for AI (v1.0). Example News. https://example.com/articles/geo-index',
+    );
     expect(citation.bibtex).not.toContain('booktitle');
   });
 
@@ -74,44 +84,78 @@ describe('buildCitation', () => {
     expect(citation.apa).toContain('(n.d.)');
     expect(citation.bibtex).toContain('  year = {n.d.},');
     expect(citation.bibtex).not.toMatch(/^\s+date = /m);
-    expect(citation.bibtex.split('\n')[0]).toBe('@online{example_com_articles_geo_index_why_classic_sitemaps_fail_n.d.,');
+    expect(citation.bibtex.split('\n')[0]).toBe(
+      '@online{example_com_articles_geo_index_why_classic_sitemaps_fail_n.d.,',
+    );
   });
 
   it('Given a title with BibTeX specials and a line break, When cited, Then the BibTeX title is escaped on one line', () => {
-    const citation = buildCitation({ ...SECTION, title: 'Costs {draft}: 100% & $5\r\n#1 snake_case' }, 'v1.0');
-    expect(citation.bibtex).toContain('  title = {Costs \\{draft\\}: 100\\% \\& \\$5 \\#1 snake\\_case},');
+    const citation = buildCitation(
+      { ...SECTION, title: 'Costs {draft}: 100% & $5\r\n#1 snake_case' },
+      'v1.0',
+    );
+    expect(citation.bibtex).toContain(
+      '  title = {Costs \\{draft\\}: 100\\% \\& \\$5 \\#1 snake\\_case},',
+    );
   });
 
   it('Given a URL with braces, When cited, Then they are percent-encoded in the BibTeX url', () => {
-    expect(buildCitation({ ...SECTION, url: 'https://example.com/a{b}' }, 'v1.0').bibtex).toContain('  url = {https://example.com/a%7Bb%7D},');
+    expect(buildCitation({ ...SECTION, url: 'https://example.com/a{b}' }, 'v1.0').bibtex).toContain(
+      '  url = {https://example.com/a%7Bb%7D},',
+    );
   });
 });
 
 describe('escapeBibtex', () => {
   it('Given every BibTeX special character, When escaped, Then each gets its LaTeX form', () => {
-    expect(escapeBibtex('{}%&$#_~^\\')).toBe('\\{\\}\\%\\&\\$\\#\\_\\textasciitilde{}\\textasciicircum{}\\textbackslash{}');
+    expect(escapeBibtex('{}%&$#_~^\\')).toBe(
+      '\\{\\}\\%\\&\\$\\#\\_\\textasciitilde{}\\textasciicircum{}\\textbackslash{}',
+    );
   });
 
   it('Given a Windows path, When escaped, Then \\textbackslash{} keeps its own braces unescaped', () => {
-    expect(escapeBibtex('C:\\Data\\crawl_2025')).toBe('C:\\textbackslash{}Data\\textbackslash{}crawl\\_2025');
+    expect(escapeBibtex('C:\\Data\\crawl_2025')).toBe(
+      'C:\\textbackslash{}Data\\textbackslash{}crawl\\_2025',
+    );
   });
 
   it('Given any text, When escaped, Then no special character is left unescaped and braces balance (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', '{', '}', '%', '&', '$', '#', '_', '~', '^', '\\', '\n', 'é'), maxLength: 60 }), (text) => {
-        const escaped = escapeBibtex(text);
-        const stripped = escaped
-          .replace(/\\text(backslash|asciitilde|asciicircum)\{\}/g, '')
-          .replace(/\\[{}%&$#_]/g, '');
-        expect(stripped).not.toMatch(/[{}%&$#_~^\\\n]/);
-        let depth = 0;
-        for (const part of escaped.replace(/\\[{}]/g, '').split('')) {
-          if (part === '{') depth += 1;
-          if (part === '}') depth -= 1;
-          expect(depth).toBeGreaterThanOrEqual(0);
-        }
-        expect(depth).toBe(0);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            'a',
+            ' ',
+            '{',
+            '}',
+            '%',
+            '&',
+            '$',
+            '#',
+            '_',
+            '~',
+            '^',
+            '\\',
+            '\n',
+            'é',
+          ),
+          maxLength: 60,
+        }),
+        (text) => {
+          const escaped = escapeBibtex(text);
+          const stripped = escaped
+            .replace(/\\text(backslash|asciitilde|asciicircum)\{\}/g, '')
+            .replace(/\\[{}%&$#_]/g, '');
+          expect(stripped).not.toMatch(/[{}%&$#_~^\\\n]/);
+          let depth = 0;
+          for (const part of escaped.replace(/\\[{}]/g, '').split('')) {
+            if (part === '{') depth += 1;
+            if (part === '}') depth -= 1;
+            expect(depth).toBeGreaterThanOrEqual(0);
+          }
+          expect(depth).toBe(0);
+        },
+      ),
     );
   });
 });

@@ -7,7 +7,10 @@ const BASE: PluginConfigInput = {
   defaults: { license: 'https://example.com/license#tdm' },
 };
 
-const SUBSCRIBER = { url: 'https://hooks.example.org/sitemap-ai', secret: 'whsec_0123456789abcdef' };
+const SUBSCRIBER = {
+  url: 'https://hooks.example.org/sitemap-ai',
+  secret: 'whsec_0123456789abcdef',
+};
 
 function configError(raw: unknown): ConfigError {
   try {
@@ -34,7 +37,13 @@ describe('config — webhooks (SPEC §6 events)', () => {
   it('Given a subscriber without events, When parsed, Then it receives manifest.updated; other values are kept', () => {
     const config = parsePluginConfig({
       ...BASE,
-      webhooks: { subscribers: [SUBSCRIBER], maxAttempts: 3, baseDelaySeconds: 5, maxDelaySeconds: 60, timeoutMs: 2000 },
+      webhooks: {
+        subscribers: [SUBSCRIBER],
+        maxAttempts: 3,
+        baseDelaySeconds: 5,
+        maxDelaySeconds: 60,
+        timeoutMs: 2000,
+      },
     });
     expect(config.webhooks).toEqual({
       subscribers: [{ ...SUBSCRIBER, events: ['manifest.updated'] }],
@@ -47,19 +56,59 @@ describe('config — webhooks (SPEC §6 events)', () => {
   });
 
   it.each([
-    ['a relative url', { subscribers: [{ ...SUBSCRIBER, url: '/hooks' }] }, 'webhooks.subscribers[0].url', /http\(s\) URL/],
-    ['an ftp url', { subscribers: [{ ...SUBSCRIBER, url: 'ftp://example.org/x' }] }, 'webhooks.subscribers[0].url', /http\(s\) URL/],
-    ['a short secret', { subscribers: [{ ...SUBSCRIBER, secret: 'short' }] }, 'webhooks.subscribers[0].secret', /at least 16/],
-    ['a missing secret', { subscribers: [{ url: SUBSCRIBER.url }] }, 'webhooks.subscribers[0].secret', /.+/],
-    ['an unknown event', { subscribers: [{ ...SUBSCRIBER, events: ['entry.created'] }] }, 'webhooks.subscribers[0].events[0]', /.+/],
-    ['an unknown subscriber key', { subscribers: [{ ...SUBSCRIBER, headers: {} }] }, 'webhooks.subscribers[0].headers', /unknown key/],
-    ['the same url twice', { subscribers: [SUBSCRIBER, { ...SUBSCRIBER, secret: 'whsec_fedcba9876543210' }] }, 'webhooks.subscribers', /only once/],
+    [
+      'a relative url',
+      { subscribers: [{ ...SUBSCRIBER, url: '/hooks' }] },
+      'webhooks.subscribers[0].url',
+      /http\(s\) URL/,
+    ],
+    [
+      'an ftp url',
+      { subscribers: [{ ...SUBSCRIBER, url: 'ftp://example.org/x' }] },
+      'webhooks.subscribers[0].url',
+      /http\(s\) URL/,
+    ],
+    [
+      'a short secret',
+      { subscribers: [{ ...SUBSCRIBER, secret: 'short' }] },
+      'webhooks.subscribers[0].secret',
+      /at least 16/,
+    ],
+    [
+      'a missing secret',
+      { subscribers: [{ url: SUBSCRIBER.url }] },
+      'webhooks.subscribers[0].secret',
+      /.+/,
+    ],
+    [
+      'an unknown event',
+      { subscribers: [{ ...SUBSCRIBER, events: ['entry.created'] }] },
+      'webhooks.subscribers[0].events[0]',
+      /.+/,
+    ],
+    [
+      'an unknown subscriber key',
+      { subscribers: [{ ...SUBSCRIBER, headers: {} }] },
+      'webhooks.subscribers[0].headers',
+      /unknown key/,
+    ],
+    [
+      'the same url twice',
+      { subscribers: [SUBSCRIBER, { ...SUBSCRIBER, secret: 'whsec_fedcba9876543210' }] },
+      'webhooks.subscribers',
+      /only once/,
+    ],
     ['maxAttempts 0', { maxAttempts: 0 }, 'webhooks.maxAttempts', /.+/],
     ['maxAttempts 51', { maxAttempts: 51 }, 'webhooks.maxAttempts', /.+/],
     ['a fractional maxAttempts', { maxAttempts: 2.5 }, 'webhooks.maxAttempts', /.+/],
     ['baseDelaySeconds 0', { baseDelaySeconds: 0 }, 'webhooks.baseDelaySeconds', /.+/],
     ['baseDelaySeconds 3601', { baseDelaySeconds: 3601 }, 'webhooks.baseDelaySeconds', /.+/],
-    ['a cap below the base delay', { baseDelaySeconds: 120, maxDelaySeconds: 60 }, 'webhooks.maxDelaySeconds', /baseDelaySeconds/],
+    [
+      'a cap below the base delay',
+      { baseDelaySeconds: 120, maxDelaySeconds: 60 },
+      'webhooks.maxDelaySeconds',
+      /baseDelaySeconds/,
+    ],
     ['an unknown key', { retries: 3 }, 'webhooks.retries', /unknown key/],
   ])('Given %s, When parsed, Then a ConfigError names the key', (_name, webhooks, key, message) => {
     const error = configError({ ...BASE, webhooks });
@@ -70,7 +119,10 @@ describe('config — webhooks (SPEC §6 events)', () => {
 
 describe('config — indexNow (SPEC §6 events)', () => {
   it('Given no indexNow key, When parsed, Then IndexNow is off with the public endpoint', () => {
-    expect(parsePluginConfig(BASE).indexNow).toEqual({ enabled: false, endpoint: 'https://api.indexnow.org/indexnow' });
+    expect(parsePluginConfig(BASE).indexNow).toEqual({
+      enabled: false,
+      endpoint: 'https://api.indexnow.org/indexnow',
+    });
   });
 
   it('Given IndexNow enabled with a key and key location, When parsed, Then they are kept', () => {
@@ -84,7 +136,9 @@ describe('config — indexNow (SPEC §6 events)', () => {
   });
 
   it('Given IndexNow disabled without a key, When parsed, Then it is accepted', () => {
-    expect(parsePluginConfig({ ...BASE, indexNow: { enabled: false } }).indexNow.enabled).toBe(false);
+    expect(parsePluginConfig({ ...BASE, indexNow: { enabled: false } }).indexNow.enabled).toBe(
+      false,
+    );
   });
 
   it('Given IndexNow enabled without a key, When parsed, Then the error names indexNow.key', () => {
@@ -107,8 +161,12 @@ describe('config — indexNow (SPEC §6 events)', () => {
   });
 
   it('Given an 8- and a 128-character key, When parsed, Then both are accepted', () => {
-    expect(parsePluginConfig({ ...BASE, indexNow: { enabled: true, key: 'abcd1234' } }).indexNow.key).toBe('abcd1234');
+    expect(
+      parsePluginConfig({ ...BASE, indexNow: { enabled: true, key: 'abcd1234' } }).indexNow.key,
+    ).toBe('abcd1234');
     const long = 'A-'.repeat(64);
-    expect(parsePluginConfig({ ...BASE, indexNow: { enabled: true, key: long } }).indexNow.key).toBe(long);
+    expect(
+      parsePluginConfig({ ...BASE, indexNow: { enabled: true, key: long } }).indexNow.key,
+    ).toBe(long);
   });
 });

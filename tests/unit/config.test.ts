@@ -33,9 +33,18 @@ describe('parsePluginConfig — valid config', () => {
       rebuildOnBootstrap: true,
       rateLimit: { enabled: true, max: 600, windowSeconds: 60 },
     });
-    expect(config.defaults).toEqual({ license: 'https://example.com/license#tdm', usage: {}, embedding: { chunk: 'by_h2', maxTokens: 800 } });
+    expect(config.defaults).toEqual({
+      license: 'https://example.com/license#tdm',
+      usage: {},
+      embedding: { chunk: 'by_h2', maxTokens: 800 },
+    });
     expect(config.contentTypes).toEqual({
-      'api::article.article': { enabled: true, pathPattern: '/{locale}/articles/{slug}', schema: [], htmlFields: [] },
+      'api::article.article': {
+        enabled: true,
+        pathPattern: '/{locale}/articles/{slug}',
+        schema: [],
+        htmlFields: [],
+      },
     });
     expect(config).not.toHaveProperty('apiUrl');
     expect(config).not.toHaveProperty('defaultLocale');
@@ -76,40 +85,154 @@ describe('parsePluginConfig — valid config', () => {
   });
 
   it('Given a URN licence, When parsed, Then any absolute URI is accepted as a licence', () => {
-    expect(parsePluginConfig({ ...VALID, defaults: { license: 'urn:example:license:tdm-reserved' } }).defaults.license).toBe(
-      'urn:example:license:tdm-reserved',
-    );
+    expect(
+      parsePluginConfig({ ...VALID, defaults: { license: 'urn:example:license:tdm-reserved' } })
+        .defaults.license,
+    ).toBe('urn:example:license:tdm-reserved');
   });
 });
 
 describe('parsePluginConfig — bad values name their key', () => {
   it.each<[string, string, unknown, RegExp]>([
-    ['siteUrl is ftp', 'siteUrl', { ...VALID, siteUrl: 'ftp://example.com' }, /absolute http\(s\) URL/],
+    [
+      'siteUrl is ftp',
+      'siteUrl',
+      { ...VALID, siteUrl: 'ftp://example.com' },
+      /absolute http\(s\) URL/,
+    ],
     ['siteUrl is relative', 'siteUrl', { ...VALID, siteUrl: '/blog' }, /absolute http\(s\) URL/],
-    ['siteUrl has a query', 'siteUrl', { ...VALID, siteUrl: 'https://example.com/?utm=x' }, /query string or fragment/],
+    [
+      'siteUrl has a query',
+      'siteUrl',
+      { ...VALID, siteUrl: 'https://example.com/?utm=x' },
+      /query string or fragment/,
+    ],
     ['siteUrl is missing', 'siteUrl', { defaults: VALID.defaults }, /expected string/],
-    ['an unknown top-level key', 'sitemapUrl', { ...VALID, sitemapUrl: 'https://example.com' }, /unknown key/],
-    ['an unknown nested key', 'defaults.licence', { ...VALID, defaults: { license: 'https://x.org/l', licence: 'typo' } }, /unknown key/],
-    ['a malformed content-type UID', 'contentTypes.article', { ...VALID, contentTypes: { article: { pathPattern: '/{slug}' } } }, /content-type UID/],
-    ['an uppercase UID', 'contentTypes["api::Article.article"]', { ...VALID, contentTypes: { 'api::Article.article': { pathPattern: '/{slug}' } } }, /content-type UID/],
-    ['a path pattern without placeholder', 'contentTypes["api::article.article"].pathPattern', { ...VALID, contentTypes: { 'api::article.article': { pathPattern: '/articles/latest' } } }, /placeholder/],
-    ['a relative path pattern', 'contentTypes["api::article.article"].pathPattern', { ...VALID, contentTypes: { 'api::article.article': { pathPattern: 'articles/{slug}' } } }, /start with "\/"/],
-    ['a path pattern with a fragment', 'contentTypes["api::article.article"].pathPattern', { ...VALID, contentTypes: { 'api::article.article': { pathPattern: '/a/{slug}#top' } } }, /"#"/],
-    ['an invalid usage value', 'defaults.usage.train', { ...VALID, defaults: { license: 'https://x.org/l', usage: { train: 'yes' } } }, /allow/],
-    ['an unknown usage kind', 'contentTypes["api::article.article"].usage.scrape', { ...VALID, contentTypes: { 'api::article.article': { pathPattern: '/{slug}', usage: { scrape: 'allow' } } } }, /unknown key/],
-    ['a short token secret', 'tokenSecret', { ...VALID, tokenSecret: 'changeme' }, /at least 32 characters/],
-    ['a page size default above max', 'pageSize.default', { ...VALID, pageSize: { default: 800, max: 500 } }, /must not exceed max/],
-    ['a page size max above 1000', 'pageSize.max', { ...VALID, pageSize: { default: 500, max: 5000 } }, /1000/],
-    ['a missing default licence', 'defaults.license', { ...VALID, defaults: {} }, /expected string/],
+    [
+      'an unknown top-level key',
+      'sitemapUrl',
+      { ...VALID, sitemapUrl: 'https://example.com' },
+      /unknown key/,
+    ],
+    [
+      'an unknown nested key',
+      'defaults.licence',
+      { ...VALID, defaults: { license: 'https://x.org/l', licence: 'typo' } },
+      /unknown key/,
+    ],
+    [
+      'a malformed content-type UID',
+      'contentTypes.article',
+      { ...VALID, contentTypes: { article: { pathPattern: '/{slug}' } } },
+      /content-type UID/,
+    ],
+    [
+      'an uppercase UID',
+      'contentTypes["api::Article.article"]',
+      { ...VALID, contentTypes: { 'api::Article.article': { pathPattern: '/{slug}' } } },
+      /content-type UID/,
+    ],
+    [
+      'a path pattern without placeholder',
+      'contentTypes["api::article.article"].pathPattern',
+      { ...VALID, contentTypes: { 'api::article.article': { pathPattern: '/articles/latest' } } },
+      /placeholder/,
+    ],
+    [
+      'a relative path pattern',
+      'contentTypes["api::article.article"].pathPattern',
+      { ...VALID, contentTypes: { 'api::article.article': { pathPattern: 'articles/{slug}' } } },
+      /start with "\/"/,
+    ],
+    [
+      'a path pattern with a fragment',
+      'contentTypes["api::article.article"].pathPattern',
+      { ...VALID, contentTypes: { 'api::article.article': { pathPattern: '/a/{slug}#top' } } },
+      /"#"/,
+    ],
+    [
+      'an invalid usage value',
+      'defaults.usage.train',
+      { ...VALID, defaults: { license: 'https://x.org/l', usage: { train: 'yes' } } },
+      /allow/,
+    ],
+    [
+      'an unknown usage kind',
+      'contentTypes["api::article.article"].usage.scrape',
+      {
+        ...VALID,
+        contentTypes: {
+          'api::article.article': { pathPattern: '/{slug}', usage: { scrape: 'allow' } },
+        },
+      },
+      /unknown key/,
+    ],
+    [
+      'a short token secret',
+      'tokenSecret',
+      { ...VALID, tokenSecret: 'changeme' },
+      /at least 32 characters/,
+    ],
+    [
+      'a page size default above max',
+      'pageSize.default',
+      { ...VALID, pageSize: { default: 800, max: 500 } },
+      /must not exceed max/,
+    ],
+    [
+      'a page size max above 1000',
+      'pageSize.max',
+      { ...VALID, pageSize: { default: 500, max: 5000 } },
+      /1000/,
+    ],
+    [
+      'a missing default licence',
+      'defaults.license',
+      { ...VALID, defaults: {} },
+      /expected string/,
+    ],
     ['missing defaults', 'defaults', { siteUrl: 'https://example.com' }, /expected object/],
-    ['a licence that is not a URI', 'defaults.license', { ...VALID, defaults: { license: 'CC BY 4.0' } }, /absolute URI/],
-    ['max tokens too large', 'defaults.embedding.maxTokens', { ...VALID, defaults: { license: 'https://x.org/l', embedding: { maxTokens: 100_000 } } }, /32768/],
-    ['an unknown granularity', 'contentTypes["api::article.article"].granularity[0]', { ...VALID, contentTypes: { 'api::article.article': { pathPattern: '/{slug}', granularity: ['paragraph'] } } }, /section/],
-    ['a lowercase schema type', 'contentTypes["api::article.article"].schema[0]', { ...VALID, contentTypes: { 'api::article.article': { pathPattern: '/{slug}', schema: ['article'] } } }, /schema\.org type/],
+    [
+      'a licence that is not a URI',
+      'defaults.license',
+      { ...VALID, defaults: { license: 'CC BY 4.0' } },
+      /absolute URI/,
+    ],
+    [
+      'max tokens too large',
+      'defaults.embedding.maxTokens',
+      { ...VALID, defaults: { license: 'https://x.org/l', embedding: { maxTokens: 100_000 } } },
+      /32768/,
+    ],
+    [
+      'an unknown granularity',
+      'contentTypes["api::article.article"].granularity[0]',
+      {
+        ...VALID,
+        contentTypes: {
+          'api::article.article': { pathPattern: '/{slug}', granularity: ['paragraph'] },
+        },
+      },
+      /section/,
+    ],
+    [
+      'a lowercase schema type',
+      'contentTypes["api::article.article"].schema[0]',
+      {
+        ...VALID,
+        contentTypes: { 'api::article.article': { pathPattern: '/{slug}', schema: ['article'] } },
+      },
+      /schema\.org type/,
+    ],
     ['a bad locale', 'defaultLocale', { ...VALID, defaultLocale: 'english!' }, /BCP-47/],
     ['zero retention', 'snapshotRetention', { ...VALID, snapshotRetention: 0 }, />=1/],
     ['a zero rate limit', 'rateLimit.max', { ...VALID, rateLimit: { max: 0 } }, />=1/],
-    ['a fractional rate window', 'rateLimit.windowSeconds', { ...VALID, rateLimit: { windowSeconds: 1.5 } }, /expected int/],
+    [
+      'a fractional rate window',
+      'rateLimit.windowSeconds',
+      { ...VALID, rateLimit: { windowSeconds: 1.5 } },
+      /expected int/,
+    ],
   ])('Given %s, When parsed, Then ConfigError names %s', (_, key, raw, message) => {
     const error = configError(raw);
     expect(error.key).toBe(key);

@@ -31,9 +31,12 @@ describe('validateDeltaParams: since', () => {
     ['1', 1],
     ['0', 0],
     ['9999999999', 9_999_999_999],
-  ])('Given since=%j (a snapshot id), When validated, Then it is that snapshot with the default limit', (since, snapshot) => {
-    expect(validateDeltaParams({ since }, LIMITS)).toEqual({ limit: 500, since: { snapshot } });
-  });
+  ])(
+    'Given since=%j (a snapshot id), When validated, Then it is that snapshot with the default limit',
+    (since, snapshot) => {
+      expect(validateDeltaParams({ since }, LIMITS)).toEqual({ limit: 500, since: { snapshot } });
+    },
+  );
 
   it.each([
     ['UTC with Z', '2026-11-30T09:00:00Z', '2026-11-30T09:00:00.000Z'],
@@ -93,7 +96,12 @@ describe('validateDeltaParams: since', () => {
 
 describe('validateDeltaParams: the other parameters', () => {
   it('Given every allowed parameter, When validated, Then they are returned typed like the manifest', () => {
-    expect(validateDeltaParams({ since: '41', limit: '200', page_token: 'eyJ2IjoxfQ.c2ln', type: 'section', lang: 'sk' }, LIMITS)).toEqual({
+    expect(
+      validateDeltaParams(
+        { since: '41', limit: '200', page_token: 'eyJ2IjoxfQ.c2ln', type: 'section', lang: 'sk' },
+        LIMITS,
+      ),
+    ).toEqual({
       since: { snapshot: 41 },
       limit: 200,
       page_token: 'eyJ2IjoxfQ.c2ln',
@@ -108,16 +116,29 @@ describe('validateDeltaParams: the other parameters', () => {
     ['type', { type: 'video' }],
     ['lang', { lang: '../etc' }],
     ['page_token', { page_token: 'A'.repeat(10_000) }],
-  ])('Given a valid since and a bad %s, When validated, Then it is a 400 naming that parameter', (parameter, query) => {
-    const error = parameterError(() => validateDeltaParams({ since: '2026-11-30T09:00:00Z', ...query }, LIMITS));
-    expect(error.parameter).toBe(parameter);
-    expect(error.status).toBe(400);
-  });
+  ])(
+    'Given a valid since and a bad %s, When validated, Then it is a 400 naming that parameter',
+    (parameter, query) => {
+      const error = parameterError(() =>
+        validateDeltaParams({ since: '2026-11-30T09:00:00Z', ...query }, LIMITS),
+      );
+      expect(error.parameter).toBe(parameter);
+      expect(error.status).toBe(400);
+    },
+  );
 
   it.each(['offset', 'until', 'filters[type]', '__proto__', 'SINCE'])(
     'Given the unknown parameter %j, When validated, Then it is refused with the allowed list, since included',
     (key) => {
-      const error = parameterError(() => validateDeltaParams(Object.fromEntries([['since', '12'], [key, '1']]), LIMITS));
+      const error = parameterError(() =>
+        validateDeltaParams(
+          Object.fromEntries([
+            ['since', '12'],
+            [key, '1'],
+          ]),
+          LIMITS,
+        ),
+      );
       expect(error.parameter).toBe(key);
       expect(error.message).toContain('allowed are since, limit, page_token, type, lang');
     },
@@ -128,12 +149,18 @@ describe('validateDeltaParams: the other parameters', () => {
       fc.property(
         fc.dictionary(
           fc.constantFrom('since', 'limit', 'type', 'lang', 'until'),
-          fc.oneof(fc.string({ maxLength: 30 }), fc.stringMatching(/^[0-9]{1,12}$/), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.array(fc.string(), { maxLength: 2 })),
+          fc.oneof(
+            fc.string({ maxLength: 30 }),
+            fc.stringMatching(/^[0-9]{1,12}$/),
+            fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+            fc.array(fc.string(), { maxLength: 2 }),
+          ),
         ),
         (query) => {
           try {
             const { since } = validateDeltaParams(query, LIMITS);
-            if ('snapshot' in since) expect(Number.isSafeInteger(since.snapshot) && since.snapshot >= 0).toBe(true);
+            if ('snapshot' in since)
+              expect(Number.isSafeInteger(since.snapshot) && since.snapshot >= 0).toBe(true);
             else expect(new Date(since.time).toISOString()).toBe(since.time);
           } catch (error) {
             expect(error).toBeInstanceOf(InvalidParameterError);
@@ -150,15 +177,24 @@ describe('validateChangelogParams', () => {
   });
 
   it('Given limit and page_token, When validated, Then both are returned', () => {
-    expect(validateChangelogParams({ limit: '20', page_token: 'eyJ2IjoxfQ.c2ln' }, CHANGELOG_LIMITS)).toEqual({ limit: 20, page_token: 'eyJ2IjoxfQ.c2ln' });
+    expect(
+      validateChangelogParams({ limit: '20', page_token: 'eyJ2IjoxfQ.c2ln' }, CHANGELOG_LIMITS),
+    ).toEqual({ limit: 20, page_token: 'eyJ2IjoxfQ.c2ln' });
   });
 
-  it.each(['type', 'lang', 'since', 'offset'])('Given the manifest-only or unknown parameter %j, When validated, Then it is refused naming limit and page_token', (key) => {
-    const error = parameterError(() => validateChangelogParams(Object.fromEntries([[key, 'section']]), CHANGELOG_LIMITS));
-    expect(error.parameter).toBe(key);
-    expect(error.status).toBe(400);
-    expect(error.message).toBe(`Invalid "${key}": unknown parameter; allowed are limit, page_token`);
-  });
+  it.each(['type', 'lang', 'since', 'offset'])(
+    'Given the manifest-only or unknown parameter %j, When validated, Then it is refused naming limit and page_token',
+    (key) => {
+      const error = parameterError(() =>
+        validateChangelogParams(Object.fromEntries([[key, 'section']]), CHANGELOG_LIMITS),
+      );
+      expect(error.parameter).toBe(key);
+      expect(error.status).toBe(400);
+      expect(error.message).toBe(
+        `Invalid "${key}": unknown parameter; allowed are limit, page_token`,
+      );
+    },
+  );
 
   it.each([
     ['limit', { limit: '0' }],
@@ -168,6 +204,8 @@ describe('validateChangelogParams', () => {
     ['page_token', { page_token: '' }],
     ['page_token', { page_token: ['a', 'b'] }],
   ])('Given a bad %s, When validated, Then it is a 400 naming it', (parameter, query) => {
-    expect(parameterError(() => validateChangelogParams(query, CHANGELOG_LIMITS)).parameter).toBe(parameter);
+    expect(parameterError(() => validateChangelogParams(query, CHANGELOG_LIMITS)).parameter).toBe(
+      parameter,
+    );
   });
 });

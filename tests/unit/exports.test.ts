@@ -184,7 +184,8 @@ describe('public API surface', () => {
   });
 
   it('Given the core index, When its anchors exports are compared, Then they are the same functions as the standalone module', () => {
-    for (const name of ANCHOR_EXPORTS) expect(core[name as keyof typeof core]).toBe(anchors[name as keyof typeof anchors]);
+    for (const name of ANCHOR_EXPORTS)
+      expect(core[name as keyof typeof core]).toBe(anchors[name as keyof typeof anchors]);
   });
 
   it('Given the anchors module, When its source is read, Then it imports nothing (it ships to browsers on its own)', () => {
@@ -194,8 +195,16 @@ describe('public API surface', () => {
   });
 
   it('Given package.json, When its public entry points are read, Then each names its source and its built CJS, ESM and types in that order', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
-    expect(Object.keys(pkg.exports).sort()).toEqual(['./anchors', './package.json', './strapi-admin', './strapi-server', './webhooks']);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | Record<string, string>>;
+    };
+    expect(Object.keys(pkg.exports).sort()).toEqual([
+      './anchors',
+      './package.json',
+      './strapi-admin',
+      './strapi-server',
+      './webhooks',
+    ]);
     expect(pkg.exports['./anchors']).toEqual({
       types: './dist/anchors/anchors.d.ts',
       source: './server/src/core/anchors.ts',
@@ -211,10 +220,14 @@ describe('public API surface', () => {
   });
 
   it('Given the core modules, When their sources are read, Then none imports Strapi or touches a global strapi', () => {
-    const modules = readFileSync(join(ROOT, 'server/src/core/index.ts'), 'utf8').match(/'\.\/[a-z-]+'/g) ?? [];
+    const modules =
+      readFileSync(join(ROOT, 'server/src/core/index.ts'), 'utf8').match(/'\.\/[a-z-]+'/g) ?? [];
     expect(modules.length).toBeGreaterThan(15);
     for (const module of modules) {
-      const source = readFileSync(join(ROOT, 'server/src/core', `${module.slice(3, -1)}.ts`), 'utf8');
+      const source = readFileSync(
+        join(ROOT, 'server/src/core', `${module.slice(3, -1)}.ts`),
+        'utf8',
+      );
       expect(source, module).not.toMatch(/from '@strapi\//);
       expect(source, module).not.toMatch(/\bstrapi\./);
     }

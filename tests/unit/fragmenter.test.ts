@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { checksumOf } from '../../server/src/core/canonical';
 import { FRAGMENT_TYPES, type FragmentType } from '../../shared/constants';
 import { InvalidRichTextError } from '../../server/src/core/errors';
-import { columnFromHeader, fragmentEntry, type FragmentOptions } from '../../server/src/core/fragmenter';
+import {
+  columnFromHeader,
+  fragmentEntry,
+  type FragmentOptions,
+} from '../../server/src/core/fragmenter';
 import type { EntrySource, Fragment } from '../../server/src/core/types';
 
 const FIXTURES = join(__dirname, 'fixtures');
@@ -16,7 +20,11 @@ const EXPECTED = JSON.parse(readFileSync(join(FIXTURES, 'geo-article.expected.js
 };
 
 const ALL_TYPES: ReadonlySet<FragmentType> = new Set(FRAGMENT_TYPES);
-const OPTIONS: FragmentOptions = { chunk: 'by_h2', granularity: ALL_TYPES, mediaBaseUrl: 'https://cms.example.com' };
+const OPTIONS: FragmentOptions = {
+  chunk: 'by_h2',
+  granularity: ALL_TYPES,
+  mediaBaseUrl: 'https://cms.example.com',
+};
 
 function entryWith(overrides: Partial<EntrySource> = {}): EntrySource {
   return {
@@ -44,7 +52,9 @@ function entryWith(overrides: Partial<EntrySource> = {}): EntrySource {
 /** What the golden fixture records of a fragment (text as checksum). */
 function summary(fragment: Fragment): Record<string, unknown> {
   const { text, ...rest } = fragment;
-  return Object.fromEntries(Object.entries({ ...rest, checksum: checksumOf(text) }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({ ...rest, checksum: checksumOf(text) }).filter(([, v]) => v !== undefined),
+  );
 }
 
 function deepFreeze<T>(value: T): T {
@@ -66,7 +76,10 @@ describe('fragmentEntry — golden article', () => {
   it('Given the fixture line ranges, When each fragment text is compared with those lines, Then it is exactly that Markdown', () => {
     const lines = ARTICLE_MD.split('\n');
     for (const [index, fragment] of result.fragments.entries()) {
-      const [from, to] = EXPECTED.fragments[index]!.lines.split('-').map(Number) as [number, number];
+      const [from, to] = EXPECTED.fragments[index]!.lines.split('-').map(Number) as [
+        number,
+        number,
+      ];
       expect(fragment.text, fragment.key).toBe(lines.slice(from - 1, to).join('\n'));
     }
   });
@@ -79,12 +92,21 @@ describe('fragmentEntry — golden article', () => {
 
   it('Given an H2 inside a fenced code block, When fragmented, Then it does not start a section', () => {
     expect(result.fragments.some((f) => f.key.startsWith('this-heading'))).toBe(false);
-    expect(result.fragments.find((f) => f.key === 'implementation')!.text).toContain('## This heading is an example inside a code block');
+    expect(result.fragments.find((f) => f.key === 'implementation')!.text).toContain(
+      '## This heading is an example inside a code block',
+    );
   });
 
   it('Given a summary, When fragmented, Then it follows the title in the page text but is not a fragment', () => {
-    const withSummary = fragmentEntry(entryWith({ summary: '  Why AI agents need fragment pointers.  ' }), OPTIONS);
-    expect(withSummary.text.startsWith('# A sitemap for AI\n\nWhy AI agents need fragment pointers.\n\nClassic')).toBe(true);
+    const withSummary = fragmentEntry(
+      entryWith({ summary: '  Why AI agents need fragment pointers.  ' }),
+      OPTIONS,
+    );
+    expect(
+      withSummary.text.startsWith(
+        '# A sitemap for AI\n\nWhy AI agents need fragment pointers.\n\nClassic',
+      ),
+    ).toBe(true);
     expect(withSummary.fragments.map((f) => f.key)).toEqual(result.fragments.map((f) => f.key));
   });
 });
@@ -130,7 +152,10 @@ describe('fragmentEntry — chunk rules', () => {
 
   it('Given by_h3, When a section has H3s, Then the H3 text is not part of the H2 section', () => {
     const markdown = '## Results\n\nOverall numbers.\n\n### By agent\n\nGPTBot leads.';
-    const result = fragmentEntry(entryWith({ bodies: [{ field: 'body', format: 'markdown', value: markdown }] }), { ...OPTIONS, chunk: 'by_h3' });
+    const result = fragmentEntry(
+      entryWith({ bodies: [{ field: 'body', format: 'markdown', value: markdown }] }),
+      { ...OPTIONS, chunk: 'by_h3' },
+    );
     expect(result.fragments.map((f) => [f.key, f.text])).toEqual([
       ['results', '## Results\n\nOverall numbers.'],
       ['by-agent', '### By agent\n\nGPTBot leads.'],
@@ -155,8 +180,14 @@ describe('fragmentEntry — chunk rules', () => {
 describe('fragmentEntry — granularity', () => {
   it('Given granularity without sections, When fragmented, Then sub-fragments keep the keys they have with sections', () => {
     const full = fragmentEntry(entryWith(), OPTIONS);
-    const tablesOnly = fragmentEntry(entryWith(), { ...OPTIONS, granularity: new Set<FragmentType>(['table']) });
-    expect(tablesOnly.fragments.map((f) => f.key)).toEqual(['measuring-adoption-table-1', 'measuring-adoption-table-2']);
+    const tablesOnly = fragmentEntry(entryWith(), {
+      ...OPTIONS,
+      granularity: new Set<FragmentType>(['table']),
+    });
+    expect(tablesOnly.fragments.map((f) => f.key)).toEqual([
+      'measuring-adoption-table-1',
+      'measuring-adoption-table-2',
+    ]);
     expect(tablesOnly.fragments).toEqual(full.fragments.filter((f) => f.type === 'table'));
   });
 
@@ -166,12 +197,18 @@ describe('fragmentEntry — granularity', () => {
       bodies: [{ field: 'body', format: 'markdown', value: markdown }],
       media: [{ field: 'cover', url: '/uploads/cover.jpg', alt: 'Crawler robot' }],
     });
-    const result = fragmentEntry(entry, { ...OPTIONS, granularity: new Set<FragmentType>(['figure']) });
+    const result = fragmentEntry(entry, {
+      ...OPTIONS,
+      granularity: new Set<FragmentType>(['figure']),
+    });
     expect(result.fragments.map((f) => f.key)).toEqual(['cover-2']);
   });
 
   it('Given granularity faq only, When fragmented, Then only the FAQ pairs remain', () => {
-    const result = fragmentEntry(entryWith(), { ...OPTIONS, granularity: new Set<FragmentType>(['faq']) });
+    const result = fragmentEntry(entryWith(), {
+      ...OPTIONS,
+      granularity: new Set<FragmentType>(['faq']),
+    });
     expect(result.fragments.map((f) => f.key)).toEqual([
       'faq-does-a-sitemap-for-ai-replace-sitemap-xml',
       'faq-which-licence-applies-to-a-fragment',
@@ -179,10 +216,19 @@ describe('fragmentEntry — granularity', () => {
   });
 
   it('Given custom FAQ headings, When the H2 matches case-insensitively, Then its H3s are faq fragments', () => {
-    const markdown = '## Otázky a odpovede\n\n### Čo je sitemap-AI?\n\nIndex fragmentov pre AI agentov.';
-    const entry = entryWith({ lang: 'sk', bodies: [{ field: 'body', format: 'markdown', value: markdown }] });
-    expect(fragmentEntry(entry, OPTIONS).fragments.map((f) => f.key)).toEqual(['otazky-a-odpovede', 'faq-co-je-sitemap-ai']);
-    expect(fragmentEntry(entry, { ...OPTIONS, faqHeadings: ['Q&A'] }).fragments.map((f) => f.key)).toEqual(['otazky-a-odpovede']);
+    const markdown =
+      '## Otázky a odpovede\n\n### Čo je sitemap-AI?\n\nIndex fragmentov pre AI agentov.';
+    const entry = entryWith({
+      lang: 'sk',
+      bodies: [{ field: 'body', format: 'markdown', value: markdown }],
+    });
+    expect(fragmentEntry(entry, OPTIONS).fragments.map((f) => f.key)).toEqual([
+      'otazky-a-odpovede',
+      'faq-co-je-sitemap-ai',
+    ]);
+    expect(
+      fragmentEntry(entry, { ...OPTIONS, faqHeadings: ['Q&A'] }).fragments.map((f) => f.key),
+    ).toEqual(['otazky-a-odpovede']);
   });
 });
 
@@ -191,12 +237,20 @@ describe('fragmentEntry — components and media', () => {
     const entry = entryWith({
       bodies: [],
       media: [
-        { field: 'cover', url: '/uploads/cover_robot.jpg', alt: 'Robot reading a map', caption: 'Agents read "manifests"' },
+        {
+          field: 'cover',
+          url: '/uploads/cover_robot.jpg',
+          alt: 'Robot reading a map',
+          caption: 'Agents read "manifests"',
+        },
         { field: 'gallery', url: 'https://cdn.example.org/gallery/a.png', alt: 'Crawler log' },
         { field: 'gallery', url: 'uploads/b.png' },
       ],
     });
-    const figures = fragmentEntry(entry, { ...OPTIONS, mediaBaseUrl: 'https://cms.example.com/' }).fragments;
+    const figures = fragmentEntry(entry, {
+      ...OPTIONS,
+      mediaBaseUrl: 'https://cms.example.com/',
+    }).fragments;
     expect(figures.map(summary)).toEqual([
       {
         key: 'cover',
@@ -206,7 +260,9 @@ describe('fragmentEntry — components and media', () => {
         caption: 'Agents read "manifests"',
         mediaUrl: 'https://cms.example.com/uploads/cover_robot.jpg',
         links: [],
-        checksum: checksumOf('![Robot reading a map](https://cms.example.com/uploads/cover_robot.jpg "Agents read \\"manifests\\"")'),
+        checksum: checksumOf(
+          '![Robot reading a map](https://cms.example.com/uploads/cover_robot.jpg "Agents read \\"manifests\\"")',
+        ),
       },
       {
         key: 'gallery-1',
@@ -231,7 +287,11 @@ describe('fragmentEntry — components and media', () => {
     const entry = entryWith({
       bodies: [],
       faq: [
-        { question: ' Is train denied by default? ', answer: 'Yes, until the site owner allows it. See [SPEC §3](https://example.org/spec#usage).' },
+        {
+          question: ' Is train denied by default? ',
+          answer:
+            'Yes, until the site owner allows it. See [SPEC §3](https://example.org/spec#usage).',
+        },
         { question: '   ', answer: 'Ignored: no question.' },
       ],
     });
@@ -254,11 +314,7 @@ describe('fragmentEntry — components and media', () => {
           field: 'stats',
           caption: 'Crawler traffic',
           columns: [{ name: 'Agent' }, { name: 'Requests', unit: 'per day' }],
-          rows: [
-            ['GPTBot', 14200],
-            ['Claude|Bot', 'about\n9870'],
-            ['PerplexityBot'],
-          ],
+          rows: [['GPTBot', 14200], ['Claude|Bot', 'about\n9870'], ['PerplexityBot']],
           sourceMethod: 'Server logs, September 2025',
           updateCycle: 'monthly',
         },
@@ -287,7 +343,12 @@ describe('fragmentEntry — components and media', () => {
       updateCycle: 'monthly',
       links: [],
     });
-    expect(second).toMatchObject({ key: 'stats-2', title: 'Table 2', text: '| Region |\n| --- |\n| EU |', units: undefined });
+    expect(second).toMatchObject({
+      key: 'stats-2',
+      title: 'Table 2',
+      text: '| Region |\n| --- |\n| EU |',
+      units: undefined,
+    });
   });
 
   it('Given a dataset component with a relative file, When fragmented, Then the file URL is absolute and its checksum is in the text', () => {
@@ -342,14 +403,26 @@ describe('fragmentEntry — components and media', () => {
         'Update cycle: yearly',
       ].join('\n'),
     );
-    expect(untitled).toMatchObject({ key: 'dataset-2', title: 'A sitemap for AI', text: '### Dataset' });
+    expect(untitled).toMatchObject({
+      key: 'dataset-2',
+      title: 'A sitemap for AI',
+      text: '### Dataset',
+    });
   });
 
   it('Given HTML and Blocks bodies, When fragmented, Then they are converted and split like Markdown', () => {
     const entry = entryWith({
       bodies: [
-        { field: 'lead', format: 'html', value: '<p>Lead paragraph.</p><h2>From HTML</h2><p>Converted by turndown.</p>' },
-        { field: 'body', format: 'blocks', value: [{ type: 'heading', level: 2, children: [{ type: 'text', text: 'From Blocks' }] }] },
+        {
+          field: 'lead',
+          format: 'html',
+          value: '<p>Lead paragraph.</p><h2>From HTML</h2><p>Converted by turndown.</p>',
+        },
+        {
+          field: 'body',
+          format: 'blocks',
+          value: [{ type: 'heading', level: 2, children: [{ type: 'text', text: 'From Blocks' }] }],
+        },
       ],
     });
     expect(fragmentEntry(entry, OPTIONS).fragments.map((f) => [f.key, f.text])).toEqual([
@@ -379,12 +452,28 @@ describe('fragmentEntry — components and media', () => {
 });
 
 describe('fragmentEntry — stability and purity', () => {
-  const WORDS = ['Crawler', 'Licence', 'Manifest', 'Delta', 'Snapshot', 'Checksum', 'Agent', 'Evidence', 'Citation', 'Usage', 'Anchor', 'Webhook'];
+  const WORDS = [
+    'Crawler',
+    'Licence',
+    'Manifest',
+    'Delta',
+    'Snapshot',
+    'Checksum',
+    'Agent',
+    'Evidence',
+    'Citation',
+    'Usage',
+    'Anchor',
+    'Webhook',
+  ];
   const sectionArb = fc.record({
     title: fc
       .array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 })
       .chain((words) => fc.integer({ min: 0, max: 99 }).map((n) => `${words.join(' ')} ${n}`)),
-    paragraphs: fc.array(fc.stringMatching(/^[A-Za-z][A-Za-z ,.]{0,40}[a-z.]$/), { minLength: 0, maxLength: 2 }),
+    paragraphs: fc.array(fc.stringMatching(/^[A-Za-z][A-Za-z ,.]{0,40}[a-z.]$/), {
+      minLength: 0,
+      maxLength: 2,
+    }),
     table: fc.boolean(),
     image: fc.boolean(),
   });
@@ -392,34 +481,51 @@ describe('fragmentEntry — stability and purity', () => {
 
   function sectionMarkdown(section: SectionSpec): string {
     const parts = [`## ${section.title}`, ...section.paragraphs];
-    if (section.table) parts.push(`| Agent | Share (%) |\n| --- | ---: |\n| ${section.title} | 42 |`);
-    if (section.image) parts.push(`![Chart of ${section.title}](/uploads/${section.title.replace(/ /g, '_')}.png)`);
+    if (section.table)
+      parts.push(`| Agent | Share (%) |\n| --- | ---: |\n| ${section.title} | 42 |`);
+    if (section.image)
+      parts.push(`![Chart of ${section.title}](/uploads/${section.title.replace(/ /g, '_')}.png)`);
     return parts.join('\n\n');
   }
 
   function fingerprint(sections: readonly SectionSpec[]): Map<string, string> {
-    const markdown = ['Lead paragraph of the article.', ...sections.map(sectionMarkdown)].join('\n\n');
-    const result = fragmentEntry(entryWith({ bodies: [{ field: 'body', format: 'markdown', value: markdown }] }), OPTIONS);
+    const markdown = ['Lead paragraph of the article.', ...sections.map(sectionMarkdown)].join(
+      '\n\n',
+    );
+    const result = fragmentEntry(
+      entryWith({ bodies: [{ field: 'body', format: 'markdown', value: markdown }] }),
+      OPTIONS,
+    );
     return new Map(result.fragments.map((f) => [f.key, checksumOf(f.text)]));
   }
 
   it('Given any list of H2 sections, When a new H2 section is inserted anywhere, Then no other fragment changes key or checksum (property)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(sectionArb, { minLength: 1, maxLength: 6, selector: (s) => s.title.toLowerCase() }),
+        fc.uniqueArray(sectionArb, {
+          minLength: 1,
+          maxLength: 6,
+          selector: (s) => s.title.toLowerCase(),
+        }),
         sectionArb,
         fc.nat(),
         (sections, inserted, at) => {
           fc.pre(!sections.some((s) => s.title.toLowerCase() === inserted.title.toLowerCase()));
           const position = at % (sections.length + 1);
           const before = fingerprint(sections);
-          const after = fingerprint([...sections.slice(0, position), inserted, ...sections.slice(position)]);
+          const after = fingerprint([
+            ...sections.slice(0, position),
+            inserted,
+            ...sections.slice(position),
+          ]);
           const insertedKey = inserted.title.toLowerCase().replace(/ /g, '-');
           for (const [key, checksum] of before) {
             expect(after.get(key), key).toBe(checksum);
           }
           const added = [...after.keys()].filter((key) => !before.has(key));
-          expect(added.every((key) => key === insertedKey || key.startsWith(`${insertedKey}-`))).toBe(true);
+          expect(
+            added.every((key) => key === insertedKey || key.startsWith(`${insertedKey}-`)),
+          ).toBe(true);
           expect(after.has(insertedKey)).toBe(true);
         },
       ),
@@ -432,8 +538,13 @@ describe('fragmentEntry — stability and purity', () => {
       media: [{ field: 'cover', url: '/uploads/cover.jpg', alt: 'Robot' }],
       faq: [{ question: 'Why?', answer: 'Because.' }],
       tables: [{ field: 'stats', columns: [{ name: 'Share', unit: '%' }], rows: [[1]] }],
-      datasets: [{ field: 'data', title: 'Survey', fileUrl: '/uploads/s.csv', columns: [{ name: 'site' }] }],
-      metadata: { topics: ['GEO'], fragments: { intro: { license: 'https://example.com/license' } } },
+      datasets: [
+        { field: 'data', title: 'Survey', fileUrl: '/uploads/s.csv', columns: [{ name: 'site' }] },
+      ],
+      metadata: {
+        topics: ['GEO'],
+        fragments: { intro: { license: 'https://example.com/license' } },
+      },
     });
     const snapshot = structuredClone(entry);
     deepFreeze(entry);

@@ -33,7 +33,9 @@ function byId(drafts: readonly ItemDraft[], id: string): ItemDraft {
 describe('entry keys and ids', () => {
   it('Given a slug, When keyed, Then the slug is used; without one the documentId is', () => {
     expect(entryKey({ slug: 'GEO Index 2025', documentId: 'abc' })).toBe('geo-index-2025');
-    expect(entryKey({ slug: '  ', documentId: 'k8v2q0m3x1c9d7e5f4a6b2n1' })).toBe('k8v2q0m3x1c9d7e5f4a6b2n1');
+    expect(entryKey({ slug: '  ', documentId: 'k8v2q0m3x1c9d7e5f4a6b2n1' })).toBe(
+      'k8v2q0m3x1c9d7e5f4a6b2n1',
+    );
     expect(entryKey({ documentId: 'K8V2Q0' })).toBe('k8v2q0');
   });
 
@@ -86,7 +88,9 @@ describe('buildEntryItems', () => {
       expect(draft.parent).toBe(PARENT);
     }
     for (const draft of drafts) {
-      expect(draft.item.content_url).toBe(`https://cms.example.com/api/sitemap-ai/fragments/${draft.id}/content`);
+      expect(draft.item.content_url).toBe(
+        `https://cms.example.com/api/sitemap-ai/fragments/${draft.id}/content`,
+      );
     }
   });
 
@@ -95,17 +99,29 @@ describe('buildEntryItems', () => {
       expect(draft.item.checksum).toBe(checksumOf(draft.content));
       expect(draft.checksum).toBe(draft.item.checksum);
     }
-    expect(byId(drafts, `${PARENT}:results-table-1`).content).toBe(GEO_BODY.split('\n').slice(8).join('\n'));
-    expect(drafts[0]!.content.startsWith('# A sitemap for AI\n\nWhy AI agents need fragment pointers.\n\nSitemaps were built')).toBe(true);
+    expect(byId(drafts, `${PARENT}:results-table-1`).content).toBe(
+      GEO_BODY.split('\n').slice(8).join('\n'),
+    );
+    expect(
+      drafts[0]!.content.startsWith(
+        '# A sitemap for AI\n\nWhy AI agents need fragment pointers.\n\nSitemaps were built',
+      ),
+    ).toBe(true);
   });
 
   it('Given links in the text, When items are built, Then evidence cites external hosts only, after the editor evidence', () => {
     const section = byId(drafts, `${PARENT}:why-classic-sitemaps-fail`);
     expect(section.item.evidence).toEqual([
-      { rel: 'standard', url: 'https://www.rfc-editor.org/rfc/rfc9309', title: 'Robots Exclusion Protocol' },
+      {
+        rel: 'standard',
+        url: 'https://www.rfc-editor.org/rfc/rfc9309',
+        title: 'Robots Exclusion Protocol',
+      },
       { rel: 'cites', url: 'https://www.sitemaps.org/protocol.html' },
     ]);
-    expect(JSON.stringify(drafts.map((d) => d.item.evidence))).not.toContain('example.com/en/glossary');
+    expect(JSON.stringify(drafts.map((d) => d.item.evidence))).not.toContain(
+      'example.com/en/glossary',
+    );
   });
 
   it('Given site defaults and an author with ORCID, When items are built, Then policy, signals and type data are set', () => {
@@ -121,7 +137,11 @@ describe('buildEntryItems', () => {
       embedding_hint: { chunk: 'by_h2', max_tokens: 800 },
       columns: [{ name: 'Agent' }, { name: 'Share', unit: '%' }],
       units: ['', '%'],
-      signals: { canonical: 'https://example.com/en/articles/geo-index', author_id: 'ORCID:0000-0002-1825-0097', author: 'Jana Nováková' },
+      signals: {
+        canonical: 'https://example.com/en/articles/geo-index',
+        author_id: 'ORCID:0000-0002-1825-0097',
+        author: 'Jana Nováková',
+      },
     });
     expect(byId(drafts, `${PARENT}:cover`).item).toMatchObject({
       alt: 'Robot reading a map',
@@ -133,12 +153,22 @@ describe('buildEntryItems', () => {
   });
 
   it('Given a sensitive entry, When items are built, Then nothing is published', () => {
-    expect(buildEntryItems(geoEntry({ metadata: { sensitive: true, topics: ['GEO'] } }), ARTICLE_TYPE, SITE)).toEqual([]);
+    expect(
+      buildEntryItems(
+        geoEntry({ metadata: { sensitive: true, topics: ['GEO'] } }),
+        ARTICLE_TYPE,
+        SITE,
+      ),
+    ).toEqual([]);
   });
 
   it('Given a path pattern the entry cannot fill, When items are built, Then the result is null', () => {
-    expect(buildEntryItems(geoEntry({ pathValues: { locale: 'en' } }), ARTICLE_TYPE, SITE)).toBeNull();
-    expect(buildEntryItems(geoEntry({ pathValues: { locale: 'en', slug: '' } }), ARTICLE_TYPE, SITE)).toBeNull();
+    expect(
+      buildEntryItems(geoEntry({ pathValues: { locale: 'en' } }), ARTICLE_TYPE, SITE),
+    ).toBeNull();
+    expect(
+      buildEntryItems(geoEntry({ pathValues: { locale: 'en', slug: '' } }), ARTICLE_TYPE, SITE),
+    ).toBeNull();
   });
 
   it('Given path values with reserved characters, When the URL is made, Then they are percent-encoded', () => {
@@ -147,8 +177,12 @@ describe('buildEntryItems', () => {
   });
 
   it('Given a fragment excluded by its id, When items are built, Then only that fragment is missing', () => {
-    const excluded = build({ metadata: { fragments: { [`${PARENT}:results`]: { exclude: true } } } });
-    expect(excluded.map((d) => d.id)).toEqual(drafts.map((d) => d.id).filter((id) => id !== `${PARENT}:results`));
+    const excluded = build({
+      metadata: { fragments: { [`${PARENT}:results`]: { exclude: true } } },
+    });
+    expect(excluded.map((d) => d.id)).toEqual(
+      drafts.map((d) => d.id).filter((id) => id !== `${PARENT}:results`),
+    );
   });
 
   it('Given overrides by fragment id and by fragment key, When items are built, Then both apply and the id wins over the key', () => {
@@ -156,15 +190,27 @@ describe('buildEntryItems', () => {
       metadata: {
         usage: { train: 'allow' },
         fragments: {
-          'results-table-1': { license: 'https://creativecommons.org/licenses/by/4.0/', usage: { redistribute: 'allow' }, topics: ['Crawlers'] },
+          'results-table-1': {
+            license: 'https://creativecommons.org/licenses/by/4.0/',
+            usage: { redistribute: 'allow' },
+            topics: ['Crawlers'],
+          },
           cover: { license: 'https://photos.example.org/licence/editorial' },
-          [`${PARENT}:cover`]: { license: 'https://creativecommons.org/licenses/by-nd/4.0/', usage: { train: 'deny' } },
+          [`${PARENT}:cover`]: {
+            license: 'https://creativecommons.org/licenses/by-nd/4.0/',
+            usage: { train: 'deny' },
+          },
         },
       },
     });
     const table = byId(items, `${PARENT}:results-table-1`).item;
     expect(table.license).toBe('https://creativecommons.org/licenses/by/4.0/');
-    expect(table.usage).toEqual({ train: 'allow', infer: 'allow-with-citation', cache: 'allow', redistribute: 'allow' });
+    expect(table.usage).toEqual({
+      train: 'allow',
+      infer: 'allow-with-citation',
+      cache: 'allow',
+      redistribute: 'allow',
+    });
     expect(table.topics).toEqual(['Crawlers']);
     const cover = byId(items, `${PARENT}:cover`).item;
     expect(cover.license).toBe('https://creativecommons.org/licenses/by-nd/4.0/');
@@ -193,12 +239,22 @@ describe('buildEntryItems', () => {
   });
 
   it('Given a type licence and an entry licence, When items are built, Then the entry wins over the type', () => {
-    const type = { ...ARTICLE_TYPE, license: 'https://creativecommons.org/licenses/by-nc/4.0/', usage: { cache: 'deny' as const } };
+    const type = {
+      ...ARTICLE_TYPE,
+      license: 'https://creativecommons.org/licenses/by-nc/4.0/',
+      usage: { cache: 'deny' as const },
+    };
     const typed = buildEntryItems(geoEntry(), type, SITE)!;
     expect(typed[0]!.item.license).toBe('https://creativecommons.org/licenses/by-nc/4.0/');
     expect(typed[0]!.item.usage.cache).toBe('deny');
-    const entryLicensed = buildEntryItems(geoEntry({ metadata: { license: 'https://creativecommons.org/licenses/by/4.0/' } }), type, SITE)!;
-    expect(entryLicensed.every((d) => d.item.license === 'https://creativecommons.org/licenses/by/4.0/')).toBe(true);
+    const entryLicensed = buildEntryItems(
+      geoEntry({ metadata: { license: 'https://creativecommons.org/licenses/by/4.0/' } }),
+      type,
+      SITE,
+    )!;
+    expect(
+      entryLicensed.every((d) => d.item.license === 'https://creativecommons.org/licenses/by/4.0/'),
+    ).toBe(true);
   });
 
   it('Given an entry without slug, When items are built, Then ids use the documentId', () => {
@@ -206,7 +262,9 @@ describe('buildEntryItems', () => {
   });
 
   it('Given an entry, When items are built, Then the entry is not mutated', () => {
-    const entry = geoEntry({ metadata: { topics: ['GEO'], fragments: { intro: { topics: ['Lead'] } } } });
+    const entry = geoEntry({
+      metadata: { topics: ['GEO'], fragments: { intro: { topics: ['Lead'] } } },
+    });
     const before = structuredClone(entry);
     buildEntryItems(entry, ARTICLE_TYPE, SITE);
     expect(entry).toEqual(before);
@@ -224,7 +282,8 @@ describe('linkTranslations', () => {
       {
         field: 'body',
         format: 'markdown',
-        value: 'Sitemapy vznikli pre stránky.\n\n## Prečo klasické sitemapy zlyhávajú\n\nUvádzajú len URL.\n\n## Výsledky\n\n| Agent | Podiel (%) |\n| --- | ---: |\n| GPTBot | 41 |',
+        value:
+          'Sitemapy vznikli pre stránky.\n\n## Prečo klasické sitemapy zlyhávajú\n\nUvádzajú len URL.\n\n## Výsledky\n\n| Agent | Podiel (%) |\n| --- | ---: |\n| GPTBot | 41 |',
       },
     ],
     pathValues: { locale: 'sk', slug: 'geo-index' },
@@ -239,11 +298,19 @@ describe('linkTranslations', () => {
   it('Given a translation with another shape, When linked, Then only the article is linked', () => {
     const slovakShorter = slovakSameShape.filter((d) => d.type !== 'table');
     const linked = linkTranslations(english, slovakShorter);
-    expect(linked.map((d) => d.item.alt_of)).toEqual([PARENT, undefined, undefined, undefined, undefined]);
+    expect(linked.map((d) => d.item.alt_of)).toEqual([
+      PARENT,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('Given an editor alt_of, When linked, Then it is kept; and the inputs are not changed', () => {
-    const withEditorLink = slovakSameShape.map((d, i) => (i === 1 ? { ...d, item: { ...d.item, alt_of: 'article:other:en:intro' } } : d));
+    const withEditorLink = slovakSameShape.map((d, i) =>
+      i === 1 ? { ...d, item: { ...d.item, alt_of: 'article:other:en:intro' } } : d,
+    );
     const linked = linkTranslations(english, withEditorLink);
     expect(linked[1]!.item.alt_of).toBe('article:other:en:intro');
     expect(slovakSameShape[0]!.item.alt_of).toBeUndefined();
@@ -258,7 +325,11 @@ describe('versioning', () => {
     const { change, state } = versionItem(article!, undefined, NOW);
     expect(change).toBe('added');
     expect(versionString(state)).toBe('v1.0');
-    expect(state).toMatchObject({ checksum: article!.checksum, metaHash: article!.metaHash, modified: '2025-10-22T09:00:00.000Z' });
+    expect(state).toMatchObject({
+      checksum: article!.checksum,
+      metaHash: article!.metaHash,
+      modified: '2025-10-22T09:00:00.000Z',
+    });
     expect(state.history).toEqual(['2025-10-22T09:00:00.000Z']);
   });
 
@@ -281,7 +352,9 @@ describe('versioning', () => {
   });
 
   it('Given a long history, When content changes, Then the history keeps the 50 most recent changes', () => {
-    const history = Array.from({ length: 50 }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString());
+    const history = Array.from({ length: 50 }, (_, i) =>
+      new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
+    );
     const previous: StoredItemState = {
       checksum: 'sha256:old',
       metaHash: article!.metaHash,
@@ -300,7 +373,9 @@ describe('versioning', () => {
 
   it('Given a licence change only, When versioned, Then it is a metadata change v1.1 and the history is untouched', () => {
     const { state: v10 } = versionItem(article!, undefined, NOW);
-    const relicensed = finalizeDraft(build({ metadata: { license: 'https://creativecommons.org/licenses/by/4.0/' } })[0]!);
+    const relicensed = finalizeDraft(
+      build({ metadata: { license: 'https://creativecommons.org/licenses/by/4.0/' } })[0]!,
+    );
     expect(relicensed.checksum).toBe(article!.checksum);
     expect(relicensed.metaHash).not.toBe(article!.metaHash);
     const { change, state } = versionItem(relicensed, v10, NOW);
@@ -311,7 +386,11 @@ describe('versioning', () => {
   });
 
   it('Given a revoked train permission, When versioned, Then it is a metadata change', () => {
-    const { state: v10 } = versionItem(finalizeDraft(build({ metadata: { usage: { train: 'allow' } } })[0]!), undefined, NOW);
+    const { state: v10 } = versionItem(
+      finalizeDraft(build({ metadata: { usage: { train: 'allow' } } })[0]!),
+      undefined,
+      NOW,
+    );
     expect(versionItem(article!, v10, NOW).change).toBe('metadata');
   });
 
@@ -324,7 +403,9 @@ describe('versioning', () => {
   });
 
   it('Given the same entry re-published later, When finalised, Then the metadata hash does not change', () => {
-    const republished = finalizeDraft(build({ publishedAt: '2025-12-01T10:00:00.000Z', updatedAt: '2025-12-01T10:00:00.000Z' })[0]!);
+    const republished = finalizeDraft(
+      build({ publishedAt: '2025-12-01T10:00:00.000Z', updatedAt: '2025-12-01T10:00:00.000Z' })[0]!,
+    );
     expect(republished.metaHash).toBe(article!.metaHash);
   });
 });
@@ -350,33 +431,60 @@ describe('storedItem and servedItem', () => {
       'Nováková, J. (2025). Why classic sitemaps fail. In A sitemap for AI (v2.1). Example News. https://example.com/en/articles/geo-index#why-classic-sitemaps-fail',
     );
     expect(stored.citation!.bibtex).toContain('  version = {v2.1},');
-    expect(stored.signals).toMatchObject({ canonical: 'https://example.com/en/articles/geo-index', first_published: '2025-09-01T08:00:00.000Z' });
+    expect(stored.signals).toMatchObject({
+      canonical: 'https://example.com/en/articles/geo-index',
+      first_published: '2025-09-01T08:00:00.000Z',
+    });
   });
 
   it('Given an editor citation override, When stored, Then it replaces the generated APA but keeps the BibTeX', () => {
-    const overridden = finalizeDraft(build({ metadata: { fragments: { 'why-classic-sitemaps-fail': { citation: { apa: 'Nováková, J. (2025). Custom.' } } } } })[2]!);
+    const overridden = finalizeDraft(
+      build({
+        metadata: {
+          fragments: {
+            'why-classic-sitemaps-fail': { citation: { apa: 'Nováková, J. (2025). Custom.' } },
+          },
+        },
+      })[2]!,
+    );
     const stored = storedItem(overridden, state);
     expect(stored.citation!.apa).toBe('Nováková, J. (2025). Custom.');
     expect(stored.citation!.bibtex.startsWith('@online{')).toBe(true);
   });
 
   it('Given a stored item and a one-day history, When served, Then stability_score and revisit_after follow modified', () => {
-    const served = servedItem(storedItem(draft, state), ['2025-10-21T09:00:00.000Z'], undefined, SNAPSHOT_TIME);
+    const served = servedItem(
+      storedItem(draft, state),
+      ['2025-10-21T09:00:00.000Z'],
+      undefined,
+      SNAPSHOT_TIME,
+    );
     const keys = Object.keys(served);
-    expect(keys.slice(keys.indexOf('modified'), keys.indexOf('modified') + 3)).toEqual(['modified', 'stability_score', 'revisit_after']);
+    expect(keys.slice(keys.indexOf('modified'), keys.indexOf('modified') + 3)).toEqual([
+      'modified',
+      'stability_score',
+      'revisit_after',
+    ]);
     expect(served.stability_score).toBe(0.03);
     expect(served.revisit_after).toBe('P1D');
   });
 
   it('Given a pinned stability, When served, Then the pin wins over the history', () => {
     // pin 0.8 → m = −30 · ln(0.2) = 48.28 days → revisit round(12.07) = 12 days
-    const served = servedItem(storedItem(draft, state), ['2025-10-21T09:00:00.000Z'], 0.8, SNAPSHOT_TIME);
+    const served = servedItem(
+      storedItem(draft, state),
+      ['2025-10-21T09:00:00.000Z'],
+      0.8,
+      SNAPSHOT_TIME,
+    );
     expect(served.stability_score).toBe(0.8);
     expect(served.revisit_after).toBe('P12D');
   });
 
   it('Given an editor pin in the metadata, When items are built, Then the draft carries it for the article only unless overridden', () => {
-    const items = build({ metadata: { stability_pin: 0.9, fragments: { results: { stability_pin: 0.4 } } } });
+    const items = build({
+      metadata: { stability_pin: 0.9, fragments: { results: { stability_pin: 0.4 } } },
+    });
     expect(items[0]!.stabilityPin).toBe(0.9);
     expect(byId(items, `${PARENT}:intro`).stabilityPin).toBeUndefined();
     expect(byId(items, `${PARENT}:results`).stabilityPin).toBe(0.4);

@@ -5,7 +5,11 @@ const VALID = {
   license: 'https://creativecommons.org/licenses/by/4.0/',
   usage: { train: 'deny', infer: 'allow-with-citation' },
   evidence: [
-    { rel: 'standard', url: 'https://www.rfc-editor.org/rfc/rfc9309', title: 'Robots Exclusion Protocol' },
+    {
+      rel: 'standard',
+      url: 'https://www.rfc-editor.org/rfc/rfc9309',
+      title: 'Robots Exclusion Protocol',
+    },
     { rel: 'dataset', url: 'https://data.europa.eu/88u/dataset/crawl-2025' },
   ],
   topics: ['GEO', '  LLM  '],
@@ -19,7 +23,10 @@ const VALID = {
   sensitive: false,
   reason: 'Added the October measurements.',
   fragments: {
-    'article:geo-index:en:results': { license: 'https://example.com/license#data', usage: { redistribute: 'allow' } },
+    'article:geo-index:en:results': {
+      license: 'https://example.com/license#data',
+      usage: { redistribute: 'allow' },
+    },
     'results-table-1': { exclude: true },
   },
 };
@@ -31,9 +38,12 @@ describe('readEntryMetadata — valid values', () => {
     expect(metadata).toEqual({ ...VALID, topics: ['GEO', 'LLM'] });
   });
 
-  it.each([null, undefined])('Given %s (no metadata yet), When read, Then it is empty without problems', (raw) => {
-    expect(readEntryMetadata(raw)).toEqual({ metadata: {}, problems: [] });
-  });
+  it.each([null, undefined])(
+    'Given %s (no metadata yet), When read, Then it is empty without problems',
+    (raw) => {
+      expect(readEntryMetadata(raw)).toEqual({ metadata: {}, problems: [] });
+    },
+  );
 });
 
 describe('readEntryMetadata — hostile values', () => {
@@ -42,9 +52,15 @@ describe('readEntryMetadata — hostile values', () => {
     ['a number', 42],
     ['a boolean', true],
     ['an array', [{ license: 'https://x.org' }]],
-  ])('Given %s instead of an object, When read, Then it is empty and the root is reported', (_, raw) => {
-    expect(readEntryMetadata(raw)).toEqual({ metadata: {}, problems: [{ key: '(root)', message: 'must be an object' }] });
-  });
+  ])(
+    'Given %s instead of an object, When read, Then it is empty and the root is reported',
+    (_, raw) => {
+      expect(readEntryMetadata(raw)).toEqual({
+        metadata: {},
+        problems: [{ key: '(root)', message: 'must be an object' }],
+      });
+    },
+  );
 
   it.each([
     ['javascript:alert(document.cookie)'],
@@ -55,29 +71,41 @@ describe('readEntryMetadata — hostile values', () => {
     ['https://'],
     [`https://example.com/${'a'.repeat(2100)}`],
   ])('Given the evidence URL %j, When read, Then the evidence is dropped and reported', (url) => {
-    const { metadata, problems } = readEntryMetadata({ topics: ['GEO'], evidence: [{ rel: 'source', url }] });
+    const { metadata, problems } = readEntryMetadata({
+      topics: ['GEO'],
+      evidence: [{ rel: 'source', url }],
+    });
     expect(metadata).toEqual({ topics: ['GEO'] });
     expect(problems).toHaveLength(1);
     expect(problems[0]!.key).toBe('evidence');
   });
 
-  it.each(['javascript:alert(1)', 'CC BY 4.0', 'urn:x'])('Given the licence %j, When read, Then it is dropped and reported', (license) => {
-    const { metadata, problems } = readEntryMetadata({ license, topics: ['GEO'] });
-    expect(metadata).toEqual({ topics: ['GEO'] });
-    expect(problems).toEqual([{ key: 'license', message: 'must be an absolute http(s) URI' }]);
-  });
+  it.each(['javascript:alert(1)', 'CC BY 4.0', 'urn:x'])(
+    'Given the licence %j, When read, Then it is dropped and reported',
+    (license) => {
+      const { metadata, problems } = readEntryMetadata({ license, topics: ['GEO'] });
+      expect(metadata).toEqual({ topics: ['GEO'] });
+      expect(problems).toEqual([{ key: 'license', message: 'must be an absolute http(s) URI' }]);
+    },
+  );
 
   it.each([['Q0'], ['q2013'], ['Q-1'], ['Q12 '], ['2013'], ['wd: Q2013'], ['<script>']])(
     'Given the entity id %j, When read, Then the entity ids are dropped and reported',
     (qid) => {
       const { metadata, problems } = readEntryMetadata({ entity_ids: ['Q2013', qid] });
       expect(metadata.entity_ids).toBeUndefined();
-      expect(problems).toEqual([{ key: 'entity_ids', message: 'must be a Wikidata QID (Q2013) or a prefixed id' }]);
+      expect(problems).toEqual([
+        { key: 'entity_ids', message: 'must be a Wikidata QID (Q2013) or a prefixed id' },
+      ]);
     },
   );
 
   it('Given unknown keys, When read, Then they are dropped, reported, and the valid keys are kept', () => {
-    const { metadata, problems } = readEntryMetadata({ topics: ['GEO'], internalNote: 'do not publish', password: 'hunter2' });
+    const { metadata, problems } = readEntryMetadata({
+      topics: ['GEO'],
+      internalNote: 'do not publish',
+      password: 'hunter2',
+    });
     expect(metadata).toEqual({ topics: ['GEO'] });
     expect(problems).toEqual([
       { key: 'internalNote', message: 'unknown key' },
@@ -86,15 +114,24 @@ describe('readEntryMetadata — hostile values', () => {
   });
 
   it('Given keys named after Object.prototype members, When read, Then they are unknown keys and nothing crashes', () => {
-    const raw = JSON.parse('{"constructor":{"prototype":{"polluted":true}},"__proto__":{"polluted":true},"toString":1,"hasOwnProperty":2,"topics":["GEO"]}');
+    const raw = JSON.parse(
+      '{"constructor":{"prototype":{"polluted":true}},"__proto__":{"polluted":true},"toString":1,"hasOwnProperty":2,"topics":["GEO"]}',
+    );
     const { metadata, problems } = readEntryMetadata(raw);
     expect(metadata).toEqual({ topics: ['GEO'] });
-    expect(problems.map((p) => p.key).sort()).toEqual(['__proto__', 'constructor', 'hasOwnProperty', 'toString']);
+    expect(problems.map((p) => p.key).sort()).toEqual([
+      '__proto__',
+      'constructor',
+      'hasOwnProperty',
+      'toString',
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('Given a fragment override keyed "__proto__", When read, Then it is an own entry and the prototype is untouched', () => {
-    const raw = JSON.parse('{"fragments":{"__proto__":{"exclude":true},"intro":{"topics":["Lead"]}}}');
+    const raw = JSON.parse(
+      '{"fragments":{"__proto__":{"exclude":true},"intro":{"topics":["Lead"]}}}',
+    );
     const { metadata } = readEntryMetadata(raw);
     const fragments = metadata.fragments!;
     expect(Object.getPrototypeOf(fragments)).toBe(Object.prototype);
@@ -110,8 +147,16 @@ describe('readEntryMetadata — hostile values', () => {
         cover: { license: 'https://photos.example.org/licence', sensitive: true },
       },
     });
-    expect(metadata.fragments).toEqual({ intro: { topics: ['Lead'] }, 'results-table-1': {}, cover: { license: 'https://photos.example.org/licence' } });
-    expect(problems.map((p) => p.key)).toEqual(['fragments["intro"].usage', 'fragments["results-table-1"].', 'fragments["cover"].sensitive']);
+    expect(metadata.fragments).toEqual({
+      intro: { topics: ['Lead'] },
+      'results-table-1': {},
+      cover: { license: 'https://photos.example.org/licence' },
+    });
+    expect(problems.map((p) => p.key)).toEqual([
+      'fragments["intro"].usage',
+      'fragments["results-table-1"].',
+      'fragments["cover"].sensitive',
+    ]);
   });
 
   it.each([
@@ -122,9 +167,26 @@ describe('readEntryMetadata — hostile values', () => {
     ['a stability pin as text', { stability_pin: '0.9' }, 'stability_pin'],
     ['an unknown usage kind', { usage: { scrape: 'allow' } }, 'usage'],
     ['an unknown usage value', { usage: { train: 'maybe' } }, 'usage'],
-    ['an evidence relation with spaces', { evidence: [{ rel: 'primary source', url: 'https://example.org' }] }, 'evidence'],
-    ['an evidence entry with extra keys', { evidence: [{ rel: 'source', url: 'https://example.org', onclick: 'x' }] }, 'evidence'],
-    ['60 evidence links', { evidence: Array.from({ length: 60 }, (_, i) => ({ rel: 'source', url: `https://example.org/${i}` })) }, 'evidence'],
+    [
+      'an evidence relation with spaces',
+      { evidence: [{ rel: 'primary source', url: 'https://example.org' }] },
+      'evidence',
+    ],
+    [
+      'an evidence entry with extra keys',
+      { evidence: [{ rel: 'source', url: 'https://example.org', onclick: 'x' }] },
+      'evidence',
+    ],
+    [
+      '60 evidence links',
+      {
+        evidence: Array.from({ length: 60 }, (_, i) => ({
+          rel: 'source',
+          url: `https://example.org/${i}`,
+        })),
+      },
+      'evidence',
+    ],
     ['an empty topic', { topics: ['GEO', '   '] }, 'topics'],
     ['a 500-character topic', { topics: ['x'.repeat(500)] }, 'topics'],
     ['a related id with uppercase', { related: ['Article:X'] }, 'related'],
@@ -134,7 +196,10 @@ describe('readEntryMetadata — hostile values', () => {
     ['a citation with unknown keys', { citation: { apa: 'x', mla: 'y' } }, 'citation'],
     ['a huge APA citation', { citation: { apa: 'x'.repeat(5000) } }, 'citation'],
   ])('Given %s, When read, Then that key is reported and left out', (_, raw, key) => {
-    const { metadata, problems } = readEntryMetadata({ ...raw, topics: key === 'topics' ? (raw as { topics: string[] }).topics : ['GEO'] });
+    const { metadata, problems } = readEntryMetadata({
+      ...raw,
+      topics: key === 'topics' ? (raw as { topics: string[] }).topics : ['GEO'],
+    });
     expect(problems.map((p) => p.key)).toEqual([key]);
     expect(metadata).not.toHaveProperty(key);
   });
@@ -156,11 +221,19 @@ describe('figure resolution and regions in a fragment override', () => {
     const { metadata, problems } = readEntryMetadata({
       fragments: {
         cover: { dpi: 300, bounding_boxes: [{ x: 0, y: 0, width: 10, height: 10, label: 'Logo' }] },
-        chart: { dpi: -5, bounding_boxes: [{ x: 1, y: 1, width: 1, height: 1, onclick: 'alert(1)' }] },
-        huge: { bounding_boxes: Array.from({ length: 101 }, () => ({ x: 0, y: 0, width: 1, height: 1 })) },
+        chart: {
+          dpi: -5,
+          bounding_boxes: [{ x: 1, y: 1, width: 1, height: 1, onclick: 'alert(1)' }],
+        },
+        huge: {
+          bounding_boxes: Array.from({ length: 101 }, () => ({ x: 0, y: 0, width: 1, height: 1 })),
+        },
       },
     });
-    expect(metadata.fragments?.cover).toEqual({ dpi: 300, bounding_boxes: [{ x: 0, y: 0, width: 10, height: 10, label: 'Logo' }] });
+    expect(metadata.fragments?.cover).toEqual({
+      dpi: 300,
+      bounding_boxes: [{ x: 0, y: 0, width: 10, height: 10, label: 'Logo' }],
+    });
     expect(metadata.fragments?.chart).toEqual({});
     expect(metadata.fragments?.huge).toEqual({});
     expect(problems.map((p) => p.key).sort()).toEqual([

@@ -3,11 +3,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PAGE_TOKEN_MAX_LENGTH } from '../../shared/constants';
 import { InvalidPageTokenError } from '../../server/src/core/errors';
-import { decodePageToken, encodePageToken, type PagePosition } from '../../server/src/core/page-token';
+import {
+  decodePageToken,
+  encodePageToken,
+  type PagePosition,
+} from '../../server/src/core/page-token';
 
 const SECRET = 'f3c1e9a7b5d2084e6c1a9f7e3d5b2c8a'; // 32 characters, as the config requires
 const OTHER_SECRET = '0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d';
-const POSITION: PagePosition = { snapshot: 42, after: 'article:geo-index:en:results-table-1', filters: 'lang=en&type=section', feed: 'manifest' };
+const POSITION: PagePosition = {
+  snapshot: 42,
+  after: 'article:geo-index:en:results-table-1',
+  filters: 'lang=en&type=section',
+  feed: 'manifest',
+};
 
 /** A token signed with SECRET around an arbitrary payload, as only a key holder could make it. */
 function forge(payload: unknown, secret = SECRET): string {
@@ -36,7 +45,9 @@ describe('encodePageToken / decodePageToken', () => {
   it('Given different positions, When encoded, Then the tokens differ', () => {
     const token = encodePageToken(POSITION, SECRET);
     expect(encodePageToken({ ...POSITION, snapshot: 43 }, SECRET)).not.toBe(token);
-    expect(encodePageToken({ ...POSITION, after: 'article:geo-index:en:results' }, SECRET)).not.toBe(token);
+    expect(
+      encodePageToken({ ...POSITION, after: 'article:geo-index:en:results' }, SECRET),
+    ).not.toBe(token);
     expect(encodePageToken({ ...POSITION, filters: 'lang=en' }, SECRET)).not.toBe(token);
     expect(encodePageToken({ ...POSITION, feed: 'delta:41' }, SECRET)).not.toBe(token);
     expect(encodePageToken(POSITION, OTHER_SECRET)).not.toBe(token);
@@ -63,7 +74,9 @@ describe('decodePageToken — rejected tokens', () => {
   }
 
   it('Given a payload changed to another snapshot, When decoded, Then the signature does not match', () => {
-    const tampered = Buffer.from(JSON.stringify([1, 1, POSITION.after, POSITION.filters, POSITION.feed])).toString('base64url');
+    const tampered = Buffer.from(
+      JSON.stringify([1, 1, POSITION.after, POSITION.filters, POSITION.feed]),
+    ).toString('base64url');
     rejects(`${tampered}.${signature}`, /signature does not match/);
   });
 
@@ -81,7 +94,9 @@ describe('decodePageToken — rejected tokens', () => {
   });
 
   it('Given a token of another site (other secret), When decoded, Then it is refused', () => {
-    expect(() => decodePageToken(encodePageToken(POSITION, OTHER_SECRET), SECRET)).toThrow(/issued by another site/);
+    expect(() => decodePageToken(encodePageToken(POSITION, OTHER_SECRET), SECRET)).toThrow(
+      /issued by another site/,
+    );
   });
 
   it.each([
@@ -107,8 +122,12 @@ describe('decodePageToken — rejected tokens', () => {
   });
 
   it('Given a non-string, When decoded, Then it is refused', () => {
-    expect(() => decodePageToken(undefined as unknown as string, SECRET)).toThrow(InvalidPageTokenError);
-    expect(() => decodePageToken(['a.b'] as unknown as string, SECRET)).toThrow(InvalidPageTokenError);
+    expect(() => decodePageToken(undefined as unknown as string, SECRET)).toThrow(
+      InvalidPageTokenError,
+    );
+    expect(() => decodePageToken(['a.b'] as unknown as string, SECRET)).toThrow(
+      InvalidPageTokenError,
+    );
   });
 
   it.each([
@@ -121,13 +140,19 @@ describe('decodePageToken — rejected tokens', () => {
     ['an object', { v: 1, snapshot: 42 }],
     ['an over-long id', [1, 42, 'a'.repeat(256), '', 'manifest']],
     ['non-string filters', [1, 42, 'article:x:en', null, 'manifest']],
-  ])('Given a correctly signed payload with %s, When decoded, Then it is refused as unsupported', (_, decoded) => {
-    rejects(forge(decoded), /unsupported token version or contents/);
-  });
+  ])(
+    'Given a correctly signed payload with %s, When decoded, Then it is refused as unsupported',
+    (_, decoded) => {
+      rejects(forge(decoded), /unsupported token version or contents/);
+    },
+  );
 
   it('Given a correctly signed payload that is not JSON, When decoded, Then it is refused as malformed', () => {
     const body = Buffer.from('{not json', 'utf8').toString('base64url');
-    rejects(`${body}.${createHmac('sha256', SECRET).update(body).digest('base64url')}`, /malformed/);
+    rejects(
+      `${body}.${createHmac('sha256', SECRET).update(body).digest('base64url')}`,
+      /malformed/,
+    );
   });
 
   it('Given a well-formed forged payload signed with the right secret, When decoded, Then it is accepted (the forge helper is faithful)', () => {
@@ -142,25 +167,38 @@ describe('decodePageToken — rejected tokens', () => {
   it('Given any single-character change of a valid token, When decoded, Then it is refused (property)', () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ ';
     fc.assert(
-      fc.property(positionArb, fc.nat(), fc.constantFrom(...alphabet), (position, at, replacement) => {
-        const valid = encodePageToken(position, SECRET);
-        const index = at % valid.length;
-        fc.pre(valid[index] !== replacement);
-        const mutated = valid.slice(0, index) + replacement + valid.slice(index + 1);
-        expect(() => decodePageToken(mutated, SECRET)).toThrow(InvalidPageTokenError);
-      }),
+      fc.property(
+        positionArb,
+        fc.nat(),
+        fc.constantFrom(...alphabet),
+        (position, at, replacement) => {
+          const valid = encodePageToken(position, SECRET);
+          const index = at % valid.length;
+          fc.pre(valid[index] !== replacement);
+          const mutated = valid.slice(0, index) + replacement + valid.slice(index + 1);
+          expect(() => decodePageToken(mutated, SECRET)).toThrow(InvalidPageTokenError);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('Given any insertion or deletion in a valid token, When decoded, Then it is refused (property)', () => {
     fc.assert(
-      fc.property(positionArb, fc.nat(), fc.boolean(), fc.constantFrom('A', '-', '_', '.', '0'), (position, at, remove, inserted) => {
-        const valid = encodePageToken(position, SECRET);
-        const index = at % valid.length;
-        const mutated = remove ? valid.slice(0, index) + valid.slice(index + 1) : valid.slice(0, index) + inserted + valid.slice(index);
-        expect(() => decodePageToken(mutated, SECRET)).toThrow(InvalidPageTokenError);
-      }),
+      fc.property(
+        positionArb,
+        fc.nat(),
+        fc.boolean(),
+        fc.constantFrom('A', '-', '_', '.', '0'),
+        (position, at, remove, inserted) => {
+          const valid = encodePageToken(position, SECRET);
+          const index = at % valid.length;
+          const mutated = remove
+            ? valid.slice(0, index) + valid.slice(index + 1)
+            : valid.slice(0, index) + inserted + valid.slice(index);
+          expect(() => decodePageToken(mutated, SECRET)).toThrow(InvalidPageTokenError);
+        },
+      ),
       { numRuns: 300 },
     );
   });

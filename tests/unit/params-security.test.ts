@@ -21,27 +21,49 @@ describe('validateManifestParams', () => {
   });
 
   it('Given every allowed parameter, When validated, Then they are returned typed', () => {
-    expect(validateManifestParams({ limit: '1000', page_token: 'eyJ2IjoxfQ.c2ln', type: 'faq', lang: 'sk' }, LIMITS)).toEqual({
+    expect(
+      validateManifestParams(
+        { limit: '1000', page_token: 'eyJ2IjoxfQ.c2ln', type: 'faq', lang: 'sk' },
+        LIMITS,
+      ),
+    ).toEqual({
       limit: 1000,
       page_token: 'eyJ2IjoxfQ.c2ln',
       type: 'faq',
       lang: 'sk',
     });
-    expect(validateManifestParams({ limit: '1', lang: 'zh-Hant-TW' }, LIMITS)).toEqual({ limit: 1, lang: 'zh-Hant-TW' });
+    expect(validateManifestParams({ limit: '1', lang: 'zh-Hant-TW' }, LIMITS)).toEqual({
+      limit: 1,
+      lang: 'zh-Hant-TW',
+    });
   });
 
-  it.each(['0', '1001', '-1', '1e3', 'abc', '', ' 5', '5 ', '10.0', '0x10', '99999999', 'Infinity', 'NaN', '１０'])(
-    'Given limit=%j, When validated, Then it is a 400 naming limit',
-    (limit) => {
-      const error = parameterError(() => validateManifestParams({ limit }, LIMITS));
-      expect(error.parameter).toBe('limit');
-      expect(error.status).toBe(400);
-      expect(error.message).toBe('Invalid "limit": must be a whole number from 1 to 1000');
-    },
-  );
+  it.each([
+    '0',
+    '1001',
+    '-1',
+    '1e3',
+    'abc',
+    '',
+    ' 5',
+    '5 ',
+    '10.0',
+    '0x10',
+    '99999999',
+    'Infinity',
+    'NaN',
+    '１０',
+  ])('Given limit=%j, When validated, Then it is a 400 naming limit', (limit) => {
+    const error = parameterError(() => validateManifestParams({ limit }, LIMITS));
+    expect(error.parameter).toBe('limit');
+    expect(error.status).toBe(400);
+    expect(error.message).toBe('Invalid "limit": must be a whole number from 1 to 1000');
+  });
 
   it('Given a lower site maximum, When limit exceeds it, Then the message names that maximum', () => {
-    expect(() => validateManifestParams({ limit: '300' }, { default: 100, max: 200 })).toThrow('from 1 to 200');
+    expect(() => validateManifestParams({ limit: '300' }, { default: 100, max: 200 })).toThrow(
+      'from 1 to 200',
+    );
   });
 
   it.each([
@@ -66,32 +88,49 @@ describe('validateManifestParams', () => {
     },
   );
 
-  it.each(['video', 'Article', 'section ', 'section,faq', '', "article' OR 1=1"])('Given type=%j, When validated, Then it is refused', (type) => {
-    expect(parameterError(() => validateManifestParams({ type }, LIMITS)).message).toContain(
-      'must be one of article, section, table, figure, dataset, faq',
-    );
-  });
-
-  it.each(['english', 'e', 'en_US', 'en-', '../etc', '<script>', 'sk-SK-x-very-long-private-tag-here', 'en-US-a-b-c', ''])(
-    'Given lang=%j, When validated, Then it is refused',
-    (lang) => {
-      expect(parameterError(() => validateManifestParams({ lang }, LIMITS)).parameter).toBe('lang');
+  it.each(['video', 'Article', 'section ', 'section,faq', '', "article' OR 1=1"])(
+    'Given type=%j, When validated, Then it is refused',
+    (type) => {
+      expect(parameterError(() => validateManifestParams({ type }, LIMITS)).message).toContain(
+        'must be one of article, section, table, figure, dataset, faq',
+      );
     },
   );
 
+  it.each([
+    'english',
+    'e',
+    'en_US',
+    'en-',
+    '../etc',
+    '<script>',
+    'sk-SK-x-very-long-private-tag-here',
+    'en-US-a-b-c',
+    '',
+  ])('Given lang=%j, When validated, Then it is refused', (lang) => {
+    expect(parameterError(() => validateManifestParams({ lang }, LIMITS)).parameter).toBe('lang');
+  });
+
   it('Given a 10 000-character page_token, When validated, Then it is refused without decoding', () => {
-    const error = parameterError(() => validateManifestParams({ page_token: 'A'.repeat(10_000) }, LIMITS));
+    const error = parameterError(() =>
+      validateManifestParams({ page_token: 'A'.repeat(10_000) }, LIMITS),
+    );
     expect(error.parameter).toBe('page_token');
   });
 
   it('Given an empty page_token, When validated, Then it is refused', () => {
-    expect(parameterError(() => validateManifestParams({ page_token: '' }, LIMITS)).parameter).toBe('page_token');
+    expect(parameterError(() => validateManifestParams({ page_token: '' }, LIMITS)).parameter).toBe(
+      'page_token',
+    );
   });
 
   it('Given any query of strings, When validated, Then it either succeeds within bounds or throws InvalidParameterError (property)', () => {
     fc.assert(
       fc.property(
-        fc.dictionary(fc.constantFrom('limit', 'page_token', 'type', 'lang', 'sort', 'q'), fc.oneof(fc.string({ maxLength: 20 }), fc.array(fc.string(), { maxLength: 2 }))),
+        fc.dictionary(
+          fc.constantFrom('limit', 'page_token', 'type', 'lang', 'sort', 'q'),
+          fc.oneof(fc.string({ maxLength: 20 }), fc.array(fc.string(), { maxLength: 2 })),
+        ),
         (query) => {
           try {
             const params = validateManifestParams(query, LIMITS);
@@ -108,12 +147,14 @@ describe('validateManifestParams', () => {
 });
 
 describe('validateItemId', () => {
-  it.each(['article:geo-index:en', 'article:geo-index:en:why-classic-sitemaps-fail', 'blog-post:k8v2q0m3:sk:results-table-1', 'a'.repeat(255)])(
-    'Given the id %j, When validated, Then it is returned',
-    (id) => {
-      expect(validateItemId(id)).toBe(id);
-    },
-  );
+  it.each([
+    'article:geo-index:en',
+    'article:geo-index:en:why-classic-sitemaps-fail',
+    'blog-post:k8v2q0m3:sk:results-table-1',
+    'a'.repeat(255),
+  ])('Given the id %j, When validated, Then it is returned', (id) => {
+    expect(validateItemId(id)).toBe(id);
+  });
 
   it.each([
     ['path traversal', '../../etc/passwd'],
@@ -137,7 +178,10 @@ describe('validateItemId', () => {
     expect(error.status).toBe(400);
   });
 
-  it.each([undefined, null, 42, ['article:geo:en'], { id: 'article:geo:en' }])('Given the non-string %j, When validated, Then it is refused', (raw) => {
-    expect(() => validateItemId(raw)).toThrow(InvalidParameterError);
-  });
+  it.each([undefined, null, 42, ['article:geo:en'], { id: 'article:geo:en' }])(
+    'Given the non-string %j, When validated, Then it is refused',
+    (raw) => {
+      expect(() => validateItemId(raw)).toThrow(InvalidParameterError);
+    },
+  );
 });

@@ -19,7 +19,11 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter(1, 60_000);
     limiter.hit('GPTBot', T0);
     expect(limiter.hit('GPTBot', T0 + 59_999).allowed).toBe(false);
-    expect(limiter.hit('GPTBot', T0 + 60_000)).toEqual({ allowed: true, remaining: 0, retryAfter: 60 });
+    expect(limiter.hit('GPTBot', T0 + 60_000)).toEqual({
+      allowed: true,
+      remaining: 0,
+      retryAfter: 60,
+    });
   });
 
   it('Given two clients, When one is exhausted, Then the other is still allowed', () => {

@@ -61,31 +61,61 @@ function itemValidator(): (item: ManifestItem) => string | null {
   addFormats(ajv);
   ajv.addSchema(MANIFEST_SCHEMA);
   const validate = ajv.getSchema(`${SCHEMA_ID}#/$defs/item`)!;
-  return (item) => (validate(item) ? null : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; '));
+  return (item) =>
+    validate(item)
+      ? null
+      : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ');
 }
 
 describe('readiness checks of one item (SPEC §9 checklist)', () => {
   it('names the required fields an item lacks or leaves empty', () => {
     expect(missingRequiredFields(page('a'))).toEqual([]);
     const { license: _l, ...noLicense } = page('a');
-    expect(missingRequiredFields({ ...noLicense, checksum: '  ', version: undefined } as Partial<ManifestItem>)).toEqual(['license', 'version', 'checksum']);
+    expect(
+      missingRequiredFields({
+        ...noLicense,
+        checksum: '  ',
+        version: undefined,
+      } as Partial<ManifestItem>),
+    ).toEqual(['license', 'version', 'checksum']);
   });
 
   it('wants a fragment permalink to be its page URL plus a published #anchor', () => {
     const s = section('a', 'why-sitemaps-fail');
     expect(permalinkProblem(s, 'https://example.com/en/articles/a')).toBeNull();
     expect(permalinkProblem(page('a'))).toBeNull();
-    expect(permalinkProblem({ ...s, url: 'https://example.com/en/articles/a' })).toMatch(/has no #anchor/);
-    expect(permalinkProblem({ ...s, url: 'https://example.com/en/articles/a#' })).toMatch(/has no #anchor/);
-    expect(permalinkProblem({ ...s, url: 'https://example.com/en/articles/a#Why Sitemaps' })).toMatch(/not a published anchor/);
+    expect(permalinkProblem({ ...s, url: 'https://example.com/en/articles/a' })).toMatch(
+      /has no #anchor/,
+    );
+    expect(permalinkProblem({ ...s, url: 'https://example.com/en/articles/a#' })).toMatch(
+      /has no #anchor/,
+    );
+    expect(
+      permalinkProblem({ ...s, url: 'https://example.com/en/articles/a#Why Sitemaps' }),
+    ).toMatch(/not a published anchor/);
     expect(permalinkProblem(s, 'https://example.com/en/articles/b')).toMatch(/is not on its page/);
   });
 
   it(`wants a page changed in the last ${CHANGELOG_WINDOW_DAYS} days to list that change (its current version) in its changelog`, () => {
     expect(changelogProblem(page('a'), NOW)).toBeNull();
-    expect(changelogProblem(page('a', { changelog: [] }), NOW)).toMatch(/no changelog entry in the last 90 days/);
-    expect(changelogProblem(page('a', { changelog: [{ date: daysAgo(3), version: 'v1.0', desc: 'x' }] }), NOW)).toMatch(/does not mention the current version v2.0/);
-    expect(changelogProblem(page('a', { changelog: [{ date: daysAgo(120), version: 'v2.0', desc: 'x' }], modified: daysAgo(5) }), NOW)).toMatch(/no changelog entry/);
+    expect(changelogProblem(page('a', { changelog: [] }), NOW)).toMatch(
+      /no changelog entry in the last 90 days/,
+    );
+    expect(
+      changelogProblem(
+        page('a', { changelog: [{ date: daysAgo(3), version: 'v1.0', desc: 'x' }] }),
+        NOW,
+      ),
+    ).toMatch(/does not mention the current version v2.0/);
+    expect(
+      changelogProblem(
+        page('a', {
+          changelog: [{ date: daysAgo(120), version: 'v2.0', desc: 'x' }],
+          modified: daysAgo(5),
+        }),
+        NOW,
+      ),
+    ).toMatch(/no changelog entry/);
     // Unchanged for longer than the window: nothing to report.
     expect(changelogProblem(page('a', { modified: daysAgo(91), changelog: [] }), NOW)).toBeNull();
     // Fragments are covered by their page's changelog.
@@ -102,18 +132,31 @@ describe('readiness checks of one item (SPEC §9 checklist)', () => {
   it('checks the embedding hint', () => {
     expect(embeddingHintProblem(page('a'))).toBeNull();
     expect(embeddingHintProblem({})).toBe('no embedding_hint');
-    expect(embeddingHintProblem({ embedding_hint: { chunk: 'by_h4' as never, max_tokens: 800 } })).toMatch(/chunk must be one of by_h2, by_h3, whole/);
-    expect(embeddingHintProblem({ embedding_hint: { chunk: 'by_h2', max_tokens: 0 } })).toMatch(/max_tokens/);
+    expect(
+      embeddingHintProblem({ embedding_hint: { chunk: 'by_h4' as never, max_tokens: 800 } }),
+    ).toMatch(/chunk must be one of by_h2, by_h3, whole/);
+    expect(embeddingHintProblem({ embedding_hint: { chunk: 'by_h2', max_tokens: 0 } })).toMatch(
+      /max_tokens/,
+    );
   });
 
   it('links an entry to its Content Manager edit view', () => {
-    expect(contentManagerEditPath({ uid: 'api::article.article', documentId: 'abc123', locale: 'sk' })).toBe(
+    expect(
+      contentManagerEditPath({ uid: 'api::article.article', documentId: 'abc123', locale: 'sk' }),
+    ).toBe(
       '/content-manager/collection-types/api::article.article/abc123?plugins[i18n][locale]=sk',
     );
-    expect(contentManagerEditPath({ uid: 'api::guide.guide', documentId: 'g1', locale: null })).toBe('/content-manager/collection-types/api::guide.guide/g1');
-    expect(contentManagerEditPath({ uid: 'api::home.home', documentId: 'h', locale: 'en', singleType: true })).toBe(
-      '/content-manager/single-types/api::home.home?plugins[i18n][locale]=en',
-    );
+    expect(
+      contentManagerEditPath({ uid: 'api::guide.guide', documentId: 'g1', locale: null }),
+    ).toBe('/content-manager/collection-types/api::guide.guide/g1');
+    expect(
+      contentManagerEditPath({
+        uid: 'api::home.home',
+        documentId: 'h',
+        locale: 'en',
+        singleType: true,
+      }),
+    ).toBe('/content-manager/single-types/api::home.home?plugins[i18n][locale]=en');
   });
 
   it('summarises a share', () => {
@@ -125,7 +168,14 @@ describe('readiness checks of one item (SPEC §9 checklist)', () => {
 describe('ReadinessTally: every check over a stream of items', () => {
   it('Given a clean manifest, Then every item check passes', () => {
     const tally = new ReadinessTally({ now: NOW, validateItem: itemValidator() });
-    for (const item of [page('a'), section('a', 'intro'), section('a', 'goals'), page('b'), section('b', 'intro')]) tally.add(item);
+    for (const item of [
+      page('a'),
+      section('a', 'intro'),
+      section('a', 'goals'),
+      page('b'),
+      section('b', 'intro'),
+    ])
+      tally.add(item);
     const results = tally.finish();
     expect(results.map((r) => [r.id, r.ok, r.failureCount])).toEqual([
       ['required-fields', true, 0],
@@ -135,7 +185,9 @@ describe('ReadinessTally: every check over a stream of items', () => {
       ['embedding-hints', true, 0],
       ['schema-valid', true, 0],
     ]);
-    expect(results.find((r) => r.id === 'permalinks')!.summary).toBe('3 of 3 fragments (100 %) have a unique #anchor permalink on their page');
+    expect(results.find((r) => r.id === 'permalinks')!.summary).toBe(
+      '3 of 3 fragments (100 %) have a unique #anchor permalink on their page',
+    );
     expect(tally.evidenceCoverage()).toBe(1);
     expect(tally.itemCount()).toBe(5);
   });
@@ -154,26 +206,41 @@ describe('ReadinessTally: every check over a stream of items', () => {
     tally.add(page('c', { changelog: [] }));
     const byId = Object.fromEntries(tally.finish().map((r) => [r.id, r]));
 
-    expect(byId['required-fields']!.failures).toEqual([{ itemId: 'article:a:en:no-licence', title: 'Section no-licence', detail: 'missing license' }]);
+    expect(byId['required-fields']!.failures).toEqual([
+      { itemId: 'article:a:en:no-licence', title: 'Section no-licence', detail: 'missing license' },
+    ]);
     expect(byId.permalinks!.failures.map((f) => [f.itemId, f.detail])).toEqual([
-      ['article:a:en:dup-2', 'url https://example.com/en/articles/a#dup is also the permalink of another fragment'],
-      ['article:a:en:elsewhere', 'url https://example.com/en/articles/b#elsewhere is not on its page https://example.com/en/articles/a'],
+      [
+        'article:a:en:dup-2',
+        'url https://example.com/en/articles/a#dup is also the permalink of another fragment',
+      ],
+      [
+        'article:a:en:elsewhere',
+        'url https://example.com/en/articles/b#elsewhere is not on its page https://example.com/en/articles/a',
+      ],
       ['article:gone:en:orphan', 'its page article:gone:en is not in the manifest'],
     ]);
     expect(byId['changelog-90-days']!.failures.map((f) => f.itemId)).toEqual(['article:c:en']);
-    expect(byId['embedding-hints']!.failures.map((f) => f.itemId)).toEqual(['article:a:en:no-hint']);
+    expect(byId['embedding-hints']!.failures.map((f) => f.itemId)).toEqual([
+      'article:a:en:no-hint',
+    ]);
     // embedding_hint is optional in schema.json: only the missing licence makes an item invalid.
-    expect(byId['schema-valid']!.failures.map((f) => f.itemId)).toEqual(['article:a:en:no-licence']);
+    expect(byId['schema-valid']!.failures.map((f) => f.itemId)).toEqual([
+      'article:a:en:no-licence',
+    ]);
     // 6 of 7 fragments have evidence: 86 % < 90 %.
     expect(byId.evidence!.ok).toBe(false);
-    expect(byId.evidence!.summary).toBe('6 of 7 fragments (85 %) have an evidence link; target ≥ 90 %');
+    expect(byId.evidence!.summary).toBe(
+      '6 of 7 fragments (85 %) have an evidence link; target ≥ 90 %',
+    );
     expect(tally.evidenceCoverage()).toBeCloseTo(6 / 7);
   });
 
   it('Given exactly 90 % of fragments with evidence, Then the evidence check passes and still lists the others', () => {
     const tally = new ReadinessTally({ now: NOW });
     tally.add(page('a'));
-    for (let i = 0; i < 10; i += 1) tally.add(section('a', `s${i}`, i === 0 ? { evidence: [] } : {}));
+    for (let i = 0; i < 10; i += 1)
+      tally.add(section('a', `s${i}`, i === 0 ? { evidence: [] } : {}));
     const evidence = tally.finish().find((r) => r.id === 'evidence')!;
     expect(evidence.ok).toBe(true);
     expect(evidence.failureCount).toBe(1);
@@ -182,7 +249,8 @@ describe('ReadinessTally: every check over a stream of items', () => {
   it('Given many failures, Then at most 50 are kept per check and all are counted', () => {
     const tally = new ReadinessTally({ now: NOW });
     tally.add(page('a'));
-    for (let i = 0; i < 120; i += 1) tally.add(section('a', `s${i}`, { embedding_hint: undefined }));
+    for (let i = 0; i < 120; i += 1)
+      tally.add(section('a', `s${i}`, { embedding_hint: undefined }));
     const hints = tally.finish().find((r) => r.id === 'embedding-hints')!;
     expect(hints.failureCount).toBe(120);
     expect(hints.failures).toHaveLength(50);
@@ -191,20 +259,51 @@ describe('ReadinessTally: every check over a stream of items', () => {
   it('Given no schema validator, Then the schema check is reported as not checked (never a silent pass)', () => {
     const tally = new ReadinessTally({ now: NOW });
     tally.add(page('a'));
-    expect(tally.finish().find((r) => r.id === 'schema-valid')).toMatchObject({ ok: false, summary: 'not checked' });
+    expect(tally.finish().find((r) => r.id === 'schema-valid')).toMatchObject({
+      ok: false,
+      summary: 'not checked',
+    });
   });
 });
 
 describe('index freshness (SPEC §9: target < 24 h)', () => {
   const now = new Date('2026-11-30T12:00:00Z');
   it('is 0 when nothing waits for a snapshot', () => {
-    expect(indexFreshnessHours({ oldestPending: null, latestSnapshot: '2026-11-30T10:00:00Z', oldestDirty: null, now })).toBe(0);
+    expect(
+      indexFreshnessHours({
+        oldestPending: null,
+        latestSnapshot: '2026-11-30T10:00:00Z',
+        oldestDirty: null,
+        now,
+      }),
+    ).toBe(0);
   });
   it('counts from the oldest pending change, but not from before the newest snapshot', () => {
-    expect(indexFreshnessHours({ oldestPending: '2026-11-30T09:00:00Z', latestSnapshot: '2026-11-29T12:00:00Z', oldestDirty: null, now })).toBe(3);
-    expect(indexFreshnessHours({ oldestPending: '2026-10-01T00:00:00Z', latestSnapshot: '2026-11-30T10:30:00Z', oldestDirty: null, now })).toBe(1.5);
+    expect(
+      indexFreshnessHours({
+        oldestPending: '2026-11-30T09:00:00Z',
+        latestSnapshot: '2026-11-29T12:00:00Z',
+        oldestDirty: null,
+        now,
+      }),
+    ).toBe(3);
+    expect(
+      indexFreshnessHours({
+        oldestPending: '2026-10-01T00:00:00Z',
+        latestSnapshot: '2026-11-30T10:30:00Z',
+        oldestDirty: null,
+        now,
+      }),
+    ).toBe(1.5);
   });
   it('counts an entry marked dirty from when it was marked', () => {
-    expect(indexFreshnessHours({ oldestPending: null, latestSnapshot: '2026-11-30T11:00:00Z', oldestDirty: '2026-11-29T12:00:00Z', now })).toBe(24);
+    expect(
+      indexFreshnessHours({
+        oldestPending: null,
+        latestSnapshot: '2026-11-30T11:00:00Z',
+        oldestDirty: '2026-11-29T12:00:00Z',
+        now,
+      }),
+    ).toBe(24);
   });
 });

@@ -2,7 +2,13 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_ID, SPEC_VERSION } from '../../shared/constants';
-import { buildEntryItems, finalizeDraft, servedItem, storedItem, versionItem } from '../../server/src/core/items';
+import {
+  buildEntryItems,
+  finalizeDraft,
+  servedItem,
+  storedItem,
+  versionItem,
+} from '../../server/src/core/items';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
 import type { ManifestItem } from '../../server/src/core/types';
 import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
@@ -18,9 +24,31 @@ const SNAPSHOT_TIME = new Date('2025-11-01T00:00:00.000Z');
 
 function servedItems(): ManifestItem[] {
   const entry = geoEntry({
-    faq: [{ question: 'Is train denied by default?', answer: 'Yes. See [SPEC](https://example.org/spec#usage).' }],
-    tables: [{ field: 'stats', caption: 'Crawler traffic', columns: [{ name: 'Agent' }, { name: 'Requests', unit: 'per day' }], rows: [['GPTBot', 14200]], sourceMethod: 'Server logs', updateCycle: 'monthly' }],
-    datasets: [{ field: 'data', title: 'Adoption survey 2025', fileUrl: '/uploads/adoption.csv', fileChecksum: `sha256:${'3f'.repeat(32)}`, columns: [{ name: 'share', unit: '%', datatype: 'number' }] }],
+    faq: [
+      {
+        question: 'Is train denied by default?',
+        answer: 'Yes. See [SPEC](https://example.org/spec#usage).',
+      },
+    ],
+    tables: [
+      {
+        field: 'stats',
+        caption: 'Crawler traffic',
+        columns: [{ name: 'Agent' }, { name: 'Requests', unit: 'per day' }],
+        rows: [['GPTBot', 14200]],
+        sourceMethod: 'Server logs',
+        updateCycle: 'monthly',
+      },
+    ],
+    datasets: [
+      {
+        field: 'data',
+        title: 'Adoption survey 2025',
+        fileUrl: '/uploads/adoption.csv',
+        fileChecksum: `sha256:${'3f'.repeat(32)}`,
+        columns: [{ name: 'share', unit: '%', datatype: 'number' }],
+      },
+    ],
     metadata: {
       topics: ['GEO'],
       entity_ids: ['Q2013'],
@@ -29,7 +57,9 @@ function servedItems(): ManifestItem[] {
       evidence: [{ rel: 'standard', url: 'https://www.rfc-editor.org/rfc/rfc9309' }],
     },
   });
-  const drafts = buildEntryItems(entry, { ...ARTICLE_TYPE, stopSequences: ['\n## '] }, SITE)!.map(finalizeDraft);
+  const drafts = buildEntryItems(entry, { ...ARTICLE_TYPE, stopSequences: ['\n## '] }, SITE)!.map(
+    finalizeDraft,
+  );
   return drafts.map((draft) => {
     const { state } = versionItem(draft, undefined, SNAPSHOT_TIME.toISOString());
     return servedItem(storedItem(draft, state), state.history, draft.stabilityPin, SNAPSHOT_TIME);
@@ -37,7 +67,12 @@ function servedItems(): ManifestItem[] {
 }
 
 function page(items: unknown[]): unknown {
-  return { spec: SPEC_VERSION, snapshot: { id: '17', created_at: '2025-11-01T00:00:00.000Z' }, items, next_page_token: null };
+  return {
+    spec: SPEC_VERSION,
+    snapshot: { id: '17', created_at: '2025-11-01T00:00:00.000Z' },
+    items,
+    next_page_token: null,
+  };
 }
 
 function errorsOf(data: unknown): string[] {
@@ -54,7 +89,9 @@ describe('MANIFEST_SCHEMA', () => {
 
   it('Given items built from a real entry (every fragment type), When a page of them is validated, Then it is valid', () => {
     const items = servedItems();
-    expect(new Set(items.map((i) => i.type))).toEqual(new Set(['article', 'section', 'table', 'figure', 'faq', 'dataset']));
+    expect(new Set(items.map((i) => i.type))).toEqual(
+      new Set(['article', 'section', 'table', 'figure', 'faq', 'dataset']),
+    );
     expect(errorsOf(page(items))).toEqual([]);
   });
 
@@ -64,15 +101,23 @@ describe('MANIFEST_SCHEMA', () => {
     expect(errorsOf({ ...valid, next_page_token: 7 })).not.toEqual([]);
   });
 
-  it.each(['id', 'url', 'type', 'lang', 'license', 'usage', 'version', 'checksum', 'modified', 'content_url'])(
-    'Given an item without %s, When validated, Then it fails on that field',
-    (field) => {
-      const [article] = servedItems();
-      const broken = { ...article } as Record<string, unknown>;
-      delete broken[field];
-      expect(errorsOf(page([broken]))).toContain(`/items/0 must have required property '${field}'`);
-    },
-  );
+  it.each([
+    'id',
+    'url',
+    'type',
+    'lang',
+    'license',
+    'usage',
+    'version',
+    'checksum',
+    'modified',
+    'content_url',
+  ])('Given an item without %s, When validated, Then it fails on that field', (field) => {
+    const [article] = servedItems();
+    const broken = { ...article } as Record<string, unknown>;
+    delete broken[field];
+    expect(errorsOf(page([broken]))).toContain(`/items/0 must have required property '${field}'`);
+  });
 
   it.each([
     ['sha256:ABC', 'not hex'],
@@ -81,14 +126,16 @@ describe('MANIFEST_SCHEMA', () => {
     [`sha256:${'A'.repeat(64)}`, 'uppercase'],
   ])('Given the checksum %j (%s), When validated, Then it fails', (checksum) => {
     const [article] = servedItems();
-    expect(errorsOf(page([{ ...article, checksum }]))).toContain('/items/0/checksum must match pattern "^sha256:[0-9a-f]{64}$"');
+    expect(errorsOf(page([{ ...article, checksum }]))).toContain(
+      '/items/0/checksum must match pattern "^sha256:[0-9a-f]{64}$"',
+    );
   });
 
   it('Given a fragment whose URL has no anchor, When validated, Then it fails', () => {
     const section = servedItems()[1]!;
-    expect(errorsOf(page([{ ...section, url: 'https://example.com/en/articles/geo-index' }]))).toContain(
-      '/items/0/url must match pattern "#[a-z0-9-]+$"',
-    );
+    expect(
+      errorsOf(page([{ ...section, url: 'https://example.com/en/articles/geo-index' }])),
+    ).toContain('/items/0/url must match pattern "#[a-z0-9-]+$"');
   });
 
   it('Given a fragment without parent, When validated, Then it fails', () => {
@@ -104,7 +151,10 @@ describe('MANIFEST_SCHEMA', () => {
   it.each([
     ['an unknown field', { internal_id: 17 }],
     ['an unknown type', { type: 'video' }],
-    ['an unknown usage value', { usage: { train: 'maybe', infer: 'allow', cache: 'allow', redistribute: 'deny' } }],
+    [
+      'an unknown usage value',
+      { usage: { train: 'maybe', infer: 'allow', cache: 'allow', redistribute: 'deny' } },
+    ],
     ['a missing usage kind', { usage: { train: 'deny', infer: 'allow', cache: 'allow' } }],
     ['a bad version', { version: '1.0' }],
     ['a non-http URL', { url: 'javascript:alert(1)' }],
@@ -123,6 +173,11 @@ describe('MANIFEST_SCHEMA', () => {
   it('Given an envelope with another spec or an extra field, When validated, Then it fails', () => {
     expect(errorsOf({ ...(page([]) as object), spec: 'sitemap-ai/2' })).not.toEqual([]);
     expect(errorsOf({ ...(page([]) as object), debug: true })).not.toEqual([]);
-    expect(errorsOf({ ...(page([]) as object), snapshot: { id: 17, created_at: '2025-11-01T00:00:00.000Z' } })).not.toEqual([]);
+    expect(
+      errorsOf({
+        ...(page([]) as object),
+        snapshot: { id: 17, created_at: '2025-11-01T00:00:00.000Z' },
+      }),
+    ).not.toEqual([]);
   });
 });

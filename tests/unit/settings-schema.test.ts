@@ -36,7 +36,9 @@ const valid = (): EditableSettings => ({
     },
   },
   schedule: { enabled: true, cron: '*/15 * * * *' },
-  webhooks: { subscribers: [{ url: 'https://hooks.example.org/sitemap', secret: 'whsec_0123456789abcdef' }] },
+  webhooks: {
+    subscribers: [{ url: 'https://hooks.example.org/sitemap', secret: 'whsec_0123456789abcdef' }],
+  },
   rateLimit: { enabled: true, max: 600, windowSeconds: 60 },
   accessLogRetentionDays: 30,
 });
@@ -61,25 +63,57 @@ describe('validateSettings (shared by the server and the admin Settings form)', 
   });
 
   it('Given a masked webhook secret, When validated, Then it passes (the server swaps in the stored secret)', () => {
-    expect(validateSettings(mutate((s) => (s.webhooks.subscribers[0].secret = SECRET_MASK))).ok).toBe(true);
+    expect(
+      validateSettings(mutate((s) => (s.webhooks.subscribers[0].secret = SECRET_MASK))).ok,
+    ).toBe(true);
   });
 
   it.each([
-    ['siteUrl', (s: Record<string, any>) => (s.siteUrl = 'example.com'), 'siteUrl: must be an absolute http(s) URL'],
-    ['siteUrl', (s: Record<string, any>) => (s.siteUrl = 'https://example.com/?a=1'), 'siteUrl: must not contain a query string or fragment'],
-    ['defaults|license', (s: Record<string, any>) => (s.defaults.license = 'no licence'), 'defaults.license: must be an absolute URI'],
-    ['defaults|usage|train', (s: Record<string, any>) => (s.defaults.usage.train = 'maybe'), 'defaults.usage.train: must be one of allow, deny, allow-with-citation'],
-    ['defaults|usage|cache', (s: Record<string, any>) => delete s.defaults.usage.cache, 'defaults.usage.cache: is required'],
-    ['defaults|embedding|chunk', (s: Record<string, any>) => (s.defaults.embedding.chunk = 'by_h4'), 'defaults.embedding.chunk: must be one of by_h2, by_h3, whole'],
-    ['defaults|embedding|maxTokens', (s: Record<string, any>) => (s.defaults.embedding.maxTokens = 10.5), 'defaults.embedding.maxTokens: must be a whole number from 16 to 32768'],
+    [
+      'siteUrl',
+      (s: Record<string, any>) => (s.siteUrl = 'example.com'),
+      'siteUrl: must be an absolute http(s) URL',
+    ],
+    [
+      'siteUrl',
+      (s: Record<string, any>) => (s.siteUrl = 'https://example.com/?a=1'),
+      'siteUrl: must not contain a query string or fragment',
+    ],
+    [
+      'defaults|license',
+      (s: Record<string, any>) => (s.defaults.license = 'no licence'),
+      'defaults.license: must be an absolute URI',
+    ],
+    [
+      'defaults|usage|train',
+      (s: Record<string, any>) => (s.defaults.usage.train = 'maybe'),
+      'defaults.usage.train: must be one of allow, deny, allow-with-citation',
+    ],
+    [
+      'defaults|usage|cache',
+      (s: Record<string, any>) => delete s.defaults.usage.cache,
+      'defaults.usage.cache: is required',
+    ],
+    [
+      'defaults|embedding|chunk',
+      (s: Record<string, any>) => (s.defaults.embedding.chunk = 'by_h4'),
+      'defaults.embedding.chunk: must be one of by_h2, by_h3, whole',
+    ],
+    [
+      'defaults|embedding|maxTokens',
+      (s: Record<string, any>) => (s.defaults.embedding.maxTokens = 10.5),
+      'defaults.embedding.maxTokens: must be a whole number from 16 to 32768',
+    ],
     [
       'contentTypes|api::article.article|pathPattern',
-      (s: Record<string, any>) => (s.contentTypes['api::article.article'].pathPattern = '/articles/'),
+      (s: Record<string, any>) =>
+        (s.contentTypes['api::article.article'].pathPattern = '/articles/'),
       'contentTypes["api::article.article"].pathPattern: must contain at least one placeholder',
     ],
     [
       'contentTypes|api::article.article|pathPattern',
-      (s: Record<string, any>) => (s.contentTypes['api::article.article'].pathPattern = 'articles/{slug}'),
+      (s: Record<string, any>) =>
+        (s.contentTypes['api::article.article'].pathPattern = 'articles/{slug}'),
       'contentTypes["api::article.article"].pathPattern: must start with "/"',
     ],
     [
@@ -89,12 +123,14 @@ describe('validateSettings (shared by the server and the admin Settings form)', 
     ],
     [
       'contentTypes|api::article.article|granularity',
-      (s: Record<string, any>) => (s.contentTypes['api::article.article'].granularity = ['section', 'section']),
+      (s: Record<string, any>) =>
+        (s.contentTypes['api::article.article'].granularity = ['section', 'section']),
       'contentTypes["api::article.article"].granularity: must not name a fragment type twice',
     ],
     [
       'contentTypes|api::article.article|granularity|0',
-      (s: Record<string, any>) => (s.contentTypes['api::article.article'].granularity = ['paragraph']),
+      (s: Record<string, any>) =>
+        (s.contentTypes['api::article.article'].granularity = ['paragraph']),
       'contentTypes["api::article.article"].granularity[0]: must be one of section, table, figure, faq, dataset',
     ],
     [
@@ -107,25 +143,69 @@ describe('validateSettings (shared by the server and the admin Settings form)', 
       (s: Record<string, any>) => (s.contentTypes['api::article.article'].enabled = 'true'),
       'contentTypes["api::article.article"].enabled: must be true or false',
     ],
-    ['contentTypes|Article', (s: Record<string, any>) => (s.contentTypes.Article = s.contentTypes['api::article.article']), 'contentTypes["Article"]: must be a content-type UID'],
-    ['schedule|cron', (s: Record<string, any>) => (s.schedule.cron = 'every 15 minutes'), 'schedule.cron: must be a cron expression'],
-    ['schedule|enabled', (s: Record<string, any>) => delete s.schedule.enabled, 'schedule.enabled: is required'],
-    ['webhooks|subscribers|0|url', (s: Record<string, any>) => (s.webhooks.subscribers[0].url = 'ftp://hooks.example.org'), 'webhooks.subscribers[0].url: must be an absolute http(s) URL'],
-    ['webhooks|subscribers|0|secret', (s: Record<string, any>) => (s.webhooks.subscribers[0].secret = 'short'), 'webhooks.subscribers[0].secret: must be at least 16 characters'],
+    [
+      'contentTypes|Article',
+      (s: Record<string, any>) => (s.contentTypes.Article = s.contentTypes['api::article.article']),
+      'contentTypes["Article"]: must be a content-type UID',
+    ],
+    [
+      'schedule|cron',
+      (s: Record<string, any>) => (s.schedule.cron = 'every 15 minutes'),
+      'schedule.cron: must be a cron expression',
+    ],
+    [
+      'schedule|enabled',
+      (s: Record<string, any>) => delete s.schedule.enabled,
+      'schedule.enabled: is required',
+    ],
+    [
+      'webhooks|subscribers|0|url',
+      (s: Record<string, any>) => (s.webhooks.subscribers[0].url = 'ftp://hooks.example.org'),
+      'webhooks.subscribers[0].url: must be an absolute http(s) URL',
+    ],
+    [
+      'webhooks|subscribers|0|secret',
+      (s: Record<string, any>) => (s.webhooks.subscribers[0].secret = 'short'),
+      'webhooks.subscribers[0].secret: must be at least 16 characters',
+    ],
     [
       'webhooks|subscribers|1|url',
       (s: Record<string, any>) => s.webhooks.subscribers.push({ ...s.webhooks.subscribers[0] }),
       'webhooks.subscribers[1].url: must appear only once',
     ],
-    ['rateLimit|max', (s: Record<string, any>) => (s.rateLimit.max = 0), 'rateLimit.max: must be a whole number from 1 to 1000000'],
-    ['rateLimit|windowSeconds', (s: Record<string, any>) => (s.rateLimit.windowSeconds = '60'), 'rateLimit.windowSeconds: must be a whole number from 1 to 86400'],
-    ['accessLogRetentionDays', (s: Record<string, any>) => (s.accessLogRetentionDays = 366), 'accessLogRetentionDays: must be a whole number from 1 to 365'],
-    ['accessLogRetentionDays', (s: Record<string, any>) => (s.accessLogRetentionDays = 0), 'accessLogRetentionDays: must be a whole number from 1 to 365'],
+    [
+      'rateLimit|max',
+      (s: Record<string, any>) => (s.rateLimit.max = 0),
+      'rateLimit.max: must be a whole number from 1 to 1000000',
+    ],
+    [
+      'rateLimit|windowSeconds',
+      (s: Record<string, any>) => (s.rateLimit.windowSeconds = '60'),
+      'rateLimit.windowSeconds: must be a whole number from 1 to 86400',
+    ],
+    [
+      'accessLogRetentionDays',
+      (s: Record<string, any>) => (s.accessLogRetentionDays = 366),
+      'accessLogRetentionDays: must be a whole number from 1 to 365',
+    ],
+    [
+      'accessLogRetentionDays',
+      (s: Record<string, any>) => (s.accessLogRetentionDays = 0),
+      'accessLogRetentionDays: must be a whole number from 1 to 365',
+    ],
     ['theme', (s: Record<string, any>) => (s.theme = 'dark'), 'theme: unknown field'],
     ['schedule', (s: Record<string, any>) => delete s.schedule, 'schedule: is required'],
     ['defaults', (s: Record<string, any>) => (s.defaults = 'open'), 'defaults: must be an object'],
-    ['webhooks|subscribers|0', (s: Record<string, any>) => (s.webhooks.subscribers = ['https://hooks.example.org']), 'webhooks.subscribers[0]: must be an object'],
-    ['defaults|embedding|stopSequences', (s: Record<string, any>) => (s.defaults.embedding.stopSequences = ['\n\n']), 'defaults.embedding.stopSequences: unknown field'],
+    [
+      'webhooks|subscribers|0',
+      (s: Record<string, any>) => (s.webhooks.subscribers = ['https://hooks.example.org']),
+      'webhooks.subscribers[0]: must be an object',
+    ],
+    [
+      'defaults|embedding|stopSequences',
+      (s: Record<string, any>) => (s.defaults.embedding.stopSequences = ['\n\n']),
+      'defaults.embedding.stopSequences: unknown field',
+    ],
   ])('Given a bad %s, When validated, Then the error names that field', (path, change, message) => {
     const errors = errorsOf(mutate(change));
     expect([...errors.keys()]).toContain(path);
@@ -155,38 +235,64 @@ describe('validateSettings (shared by the server and the admin Settings form)', 
     );
   });
 
-  it.each([null, [], 'settings', 42])('Given a body that is not an object (%j), When validated, Then one error says so', (body) => {
-    expect(validateSettings(body)).toEqual({ ok: false, errors: [{ path: [], message: '(settings): must be a JSON object' }] });
-  });
+  it.each([null, [], 'settings', 42])(
+    'Given a body that is not an object (%j), When validated, Then one error says so',
+    (body) => {
+      expect(validateSettings(body)).toEqual({
+        ok: false,
+        errors: [{ path: [], message: '(settings): must be a JSON object' }],
+      });
+    },
+  );
 
   it('Given a hostile key, When validated, Then it is an unknown field and nothing reaches the prototype', () => {
-    const body = JSON.parse(`{"__proto__": {"polluted": true}, ${JSON.stringify(valid()).slice(1)}`) as object;
+    const body = JSON.parse(
+      `{"__proto__": {"polluted": true}, ${JSON.stringify(valid()).slice(1)}`,
+    ) as object;
     const result = validateSettings(body);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    if (result.ok) expect((result.value as unknown as Record<string, unknown>).polluted).toBeUndefined();
+    if (result.ok)
+      expect((result.value as unknown as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
 
 describe('CRON_PATTERN', () => {
-  it.each(['*/15 * * * *', '0 3 * * *', '*/30 * * * * *', '0 0 1 jan mon', '0-30/5 8-18 * * 1-5', '0,30 * * * *'])('accepts %s', (cron) => {
+  it.each([
+    '*/15 * * * *',
+    '0 3 * * *',
+    '*/30 * * * * *',
+    '0 0 1 jan mon',
+    '0-30/5 8-18 * * 1-5',
+    '0,30 * * * *',
+  ])('accepts %s', (cron) => {
     expect(CRON_PATTERN.test(cron)).toBe(true);
   });
-  it.each(['', '* * * *', '* * * * * * *', 'every minute', '*/15 * * * * ; rm -rf /', '@hourly'])('refuses %j', (cron) => {
-    expect(CRON_PATTERN.test(cron)).toBe(false);
-  });
+  it.each(['', '* * * *', '* * * * * * *', 'every minute', '*/15 * * * * ; rm -rf /', '@hourly'])(
+    'refuses %j',
+    (cron) => {
+      expect(CRON_PATTERN.test(cron)).toBe(false);
+    },
+  );
 });
 
 describe('settingsFieldName', () => {
   it('writes paths as a reader would type them', () => {
-    expect(settingsFieldName(['contentTypes', 'api::article.article', 'pathPattern'])).toBe('contentTypes["api::article.article"].pathPattern');
-    expect(settingsFieldName(['webhooks', 'subscribers', '0', 'secret'])).toBe('webhooks.subscribers[0].secret');
+    expect(settingsFieldName(['contentTypes', 'api::article.article', 'pathPattern'])).toBe(
+      'contentTypes["api::article.article"].pathPattern',
+    );
+    expect(settingsFieldName(['webhooks', 'subscribers', '0', 'secret'])).toBe(
+      'webhooks.subscribers[0].secret',
+    );
     expect(settingsFieldName(['siteUrl'])).toBe('siteUrl');
   });
 });
 
 describe('the module the admin bundle imports', () => {
   it('imports zod and pure shared modules only (nothing that needs Node)', () => {
-    const source = readFileSync(join(__dirname, '..', '..', 'shared', 'settings-schema.ts'), 'utf8');
+    const source = readFileSync(
+      join(__dirname, '..', '..', 'shared', 'settings-schema.ts'),
+      'utf8',
+    );
     const imports = [...source.matchAll(/ from '([^']+)';$/gm)].map((m) => m[1]);
     expect(imports).toEqual(['zod', './constants', './urls', './contracts/admin']);
     for (const module of ['constants', 'urls']) {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parsePluginConfig } from '../../server/src/core/config';
-import { applyEditableSettings, editableFromConfig, effectiveConfig, maskSecrets, unmaskSecrets } from '../../server/src/core/settings';
+import {
+  applyEditableSettings,
+  editableFromConfig,
+  effectiveConfig,
+  maskSecrets,
+  unmaskSecrets,
+} from '../../server/src/core/settings';
 import { SECRET_MASK } from '../../shared/settings-schema';
 
 const SECRET = 'whsec_file_config_0123456789';
@@ -10,10 +16,24 @@ const file = () =>
     siteUrl: 'https://example.com/',
     defaults: { license: 'https://example.com/license#tdm', usage: { infer: 'allow' } },
     contentTypes: {
-      'api::article.article': { pathPattern: '/articles/{slug}', license: 'https://creativecommons.org/licenses/by/4.0/', schema: ['Article'] },
-      'api::guide.guide': { pathPattern: '/guides/{slug}', htmlFields: ['bodyHtml'], chunk: 'by_h3', maxTokens: 600 },
+      'api::article.article': {
+        pathPattern: '/articles/{slug}',
+        license: 'https://creativecommons.org/licenses/by/4.0/',
+        schema: ['Article'],
+      },
+      'api::guide.guide': {
+        pathPattern: '/guides/{slug}',
+        htmlFields: ['bodyHtml'],
+        chunk: 'by_h3',
+        maxTokens: 600,
+      },
     },
-    webhooks: { subscribers: [{ url: 'https://hooks.example.org/a', secret: SECRET, events: ['manifest.updated'] }], maxAttempts: 3 },
+    webhooks: {
+      subscribers: [
+        { url: 'https://hooks.example.org/a', secret: SECRET, events: ['manifest.updated'] },
+      ],
+      maxAttempts: 3,
+    },
     accessLog: { enabled: false, retentionDays: 14 },
   });
 
@@ -34,11 +54,16 @@ describe('the site owner’s Settings on top of the file config', () => {
       maxTokens: 800,
       license: 'https://creativecommons.org/licenses/by/4.0/',
     });
-    expect(settings.contentTypes['api::guide.guide']).toMatchObject({ chunk: 'by_h3', maxTokens: 600 });
+    expect(settings.contentTypes['api::guide.guide']).toMatchObject({
+      chunk: 'by_h3',
+      maxTokens: 600,
+    });
     expect(settings.schedule).toEqual({ enabled: true, cron: '*/15 * * * *' });
     expect(settings.rateLimit).toEqual({ enabled: true, max: 600, windowSeconds: 60 });
     expect(settings.accessLogRetentionDays).toBe(14);
-    expect(settings.webhooks.subscribers).toEqual([{ url: 'https://hooks.example.org/a', secret: SECRET }]);
+    expect(settings.webhooks.subscribers).toEqual([
+      { url: 'https://hooks.example.org/a', secret: SECRET },
+    ]);
   });
 
   it('Given the Settings of a config, When put back on it, Then the effective config shows the same Settings', () => {
@@ -54,8 +79,17 @@ describe('the site owner’s Settings on top of the file config', () => {
     settings.defaults.usage.train = 'allow';
     delete settings.contentTypes['api::article.article']!.license;
     settings.contentTypes['api::guide.guide']!.enabled = false;
-    settings.contentTypes['api::memo.memo'] = { enabled: true, pathPattern: '/memos/{documentId}', granularity: ['section'], chunk: 'whole', maxTokens: 300 };
-    settings.webhooks.subscribers.push({ url: 'https://hooks.example.org/b', secret: 'whsec_settings_abcdef012345' });
+    settings.contentTypes['api::memo.memo'] = {
+      enabled: true,
+      pathPattern: '/memos/{documentId}',
+      granularity: ['section'],
+      chunk: 'whole',
+      maxTokens: 300,
+    };
+    settings.webhooks.subscribers.push({
+      url: 'https://hooks.example.org/b',
+      secret: 'whsec_settings_abcdef012345',
+    });
     settings.accessLogRetentionDays = 90;
     const result = effectiveConfig(config, settings);
     expect(result.ok).toBe(true);
@@ -64,10 +98,22 @@ describe('the site owner’s Settings on top of the file config', () => {
     expect(effective.defaults.usage.train).toBe('allow');
     expect(effective.contentTypes['api::article.article']!.license).toBeUndefined();
     expect(effective.contentTypes['api::article.article']!.schema).toEqual(['Article']);
-    expect(effective.contentTypes['api::guide.guide']).toMatchObject({ enabled: false, htmlFields: ['bodyHtml'] });
-    expect(effective.contentTypes['api::memo.memo']).toMatchObject({ enabled: true, chunk: 'whole', maxTokens: 300, htmlFields: [], schema: [] });
+    expect(effective.contentTypes['api::guide.guide']).toMatchObject({
+      enabled: false,
+      htmlFields: ['bodyHtml'],
+    });
+    expect(effective.contentTypes['api::memo.memo']).toMatchObject({
+      enabled: true,
+      chunk: 'whole',
+      maxTokens: 300,
+      htmlFields: [],
+      schema: [],
+    });
     expect(effective.webhooks.maxAttempts).toBe(3);
-    expect(effective.webhooks.subscribers.map((s) => s.url)).toEqual(['https://hooks.example.org/a', 'https://hooks.example.org/b']);
+    expect(effective.webhooks.subscribers.map((s) => s.url)).toEqual([
+      'https://hooks.example.org/a',
+      'https://hooks.example.org/b',
+    ]);
     expect(effective.accessLog).toEqual({ enabled: false, retentionDays: 90 });
     // The input is not changed.
     expect(config.defaults.usage.train).toBeUndefined();
@@ -79,7 +125,9 @@ describe('the site owner’s Settings on top of the file config', () => {
     const settings = editableFromConfig(config);
     delete settings.contentTypes['api::guide.guide'];
     const result = effectiveConfig(config, settings);
-    expect(result.ok && result.config.contentTypes['api::guide.guide']).toEqual(config.contentTypes['api::guide.guide']);
+    expect(result.ok && result.config.contentTypes['api::guide.guide']).toEqual(
+      config.contentTypes['api::guide.guide'],
+    );
   });
 
   it('Given a value only the config schema refuses, When applied, Then the error is reported at the Settings field', () => {
@@ -104,7 +152,10 @@ describe('webhook secrets in Settings', () => {
 
   it('Given a masked secret, When unmasked, Then the stored secret of that URL comes back; a new secret is kept as sent', () => {
     const settings = maskSecrets(editableFromConfig(file()));
-    settings.webhooks.subscribers.push({ url: 'https://hooks.example.org/b', secret: 'whsec_new_secret_0123456' });
+    settings.webhooks.subscribers.push({
+      url: 'https://hooks.example.org/b',
+      secret: 'whsec_new_secret_0123456',
+    });
     const result = unmaskSecrets(settings, file().webhooks.subscribers);
     expect(result).toEqual({
       ok: true,
@@ -127,7 +178,11 @@ describe('webhook secrets in Settings', () => {
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.errors).toEqual([
-        { path: ['webhooks', 'subscribers', '0', 'secret'], message: 'webhooks.subscribers[0].secret: no secret is stored for this URL yet: enter one' },
+        {
+          path: ['webhooks', 'subscribers', '0', 'secret'],
+          message:
+            'webhooks.subscribers[0].secret: no secret is stored for this URL yet: enter one',
+        },
       ]);
     }
   });

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { meanChangeIntervalDays, meanDaysForScore, revisitAfter, stabilityScore } from '../../server/src/core/stability';
+import {
+  meanChangeIntervalDays,
+  meanDaysForScore,
+  revisitAfter,
+  stabilityScore,
+} from '../../server/src/core/stability';
 
 const NOW = new Date('2025-10-22T09:00:00.000Z');
 const DAY = 86_400_000;
@@ -78,10 +83,14 @@ describe('stability score from a change history (SPEC §5)', () => {
 
   it('Given a longer mean interval, When scored, Then the score never decreases (monotone property)', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1000, noNaN: true }), fc.double({ min: 0, max: 1000, noNaN: true }), (a, b) => {
-        const [low, high] = a <= b ? [a, b] : [b, a];
-        expect(stabilityScore(low)).toBeLessThanOrEqual(stabilityScore(high));
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 1000, noNaN: true }),
+        fc.double({ min: 0, max: 1000, noNaN: true }),
+        (a, b) => {
+          const [low, high] = a <= b ? [a, b] : [b, a];
+          expect(stabilityScore(low)).toBeLessThanOrEqual(stabilityScore(high));
+        },
+      ),
     );
   });
 });

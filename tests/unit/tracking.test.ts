@@ -10,7 +10,12 @@ import {
   type StateWrite,
   type TrackedState,
 } from '../../server/src/core/tracking';
-import type { ChangelogEntry, EntrySource, ItemDraft, ManifestItem } from '../../server/src/core/types';
+import type {
+  ChangelogEntry,
+  EntrySource,
+  ItemDraft,
+  ManifestItem,
+} from '../../server/src/core/types';
 import { ARTICLE_TYPE, GEO_BODY, SITE, geoEntry } from './fixtures/entries';
 
 const UID = 'api::article.article';
@@ -31,8 +36,14 @@ const T1 = '2025-11-03T14:30:00.000Z';
 const T2 = '2025-11-20T08:15:00.000Z';
 const T3 = '2025-12-01T16:45:00.000Z';
 
-const EDITED_BODY = GEO_BODY.replace('They list URLs only.', 'They list whole URLs, never passages.');
-const BODY_WITHOUT_WHY = GEO_BODY.replace(/## Why classic sitemaps fail\n\nThey list[^\n]*\n\n/, '');
+const EDITED_BODY = GEO_BODY.replace(
+  'They list URLs only.',
+  'They list whole URLs, never passages.',
+);
+const BODY_WITHOUT_WHY = GEO_BODY.replace(
+  /## Why classic sitemaps fail\n\nThey list[^\n]*\n\n/,
+  '',
+);
 
 const SK_BODY = [
   'Sitemapy vznikli pre stránky, nie pre pasáže.',
@@ -72,7 +83,15 @@ function withBody(markdown: string): Partial<EntrySource> {
 type Run = Partial<DocumentDiffInput> & Pick<DocumentDiffInput, 'drafts' | 'now'>;
 
 function diff(states: readonly TrackedState[], run: Run): ReturnType<typeof diffDocument> {
-  return diffDocument({ uid: UID, documentId: DOC, langs: ['en'], reasons: {}, recent: new Map(), states, ...run });
+  return diffDocument({
+    uid: UID,
+    documentId: DOC,
+    langs: ['en'],
+    reasons: {},
+    recent: new Map(),
+    states,
+    ...run,
+  });
 }
 
 /** What the repository holds after the writes: each write must find the revision it read. */
@@ -81,7 +100,9 @@ function apply(states: readonly TrackedState[], writes: readonly StateWrite[]): 
   for (const write of writes) {
     const stored = next.get(write.state.itemId);
     if ((stored?.revision ?? null) !== write.expectedRevision) {
-      throw new Error(`revision conflict on ${write.state.itemId}: stored ${stored?.revision}, expected ${write.expectedRevision}`);
+      throw new Error(
+        `revision conflict on ${write.state.itemId}: stored ${stored?.revision}, expected ${write.expectedRevision}`,
+      );
     }
     next.set(write.state.itemId, write.state);
   }
@@ -111,7 +132,11 @@ function readOnlyMap<V>(entries: [string, V][]): ReadonlyMap<string, V> {
   const refuse = (): never => {
     throw new TypeError('recent is read-only');
   };
-  Object.defineProperties(map, { set: { value: refuse }, delete: { value: refuse }, clear: { value: refuse } });
+  Object.defineProperties(map, {
+    set: { value: refuse },
+    delete: { value: refuse },
+    clear: { value: refuse },
+  });
   return map;
 }
 
@@ -119,7 +144,9 @@ describe('diffDocument: first publish', () => {
   const result = diff([], { drafts: draftsFor(geoEntry()), now: T0 });
 
   it('Given no tracked state, When the entry is first tracked, Then every item is added once at v1.0', () => {
-    expect(result.changelog.map((c) => [c.itemId, c.kind, c.version])).toEqual(EN_IDS.map((id) => [id, 'added', 'v1.0']));
+    expect(result.changelog.map((c) => [c.itemId, c.kind, c.version])).toEqual(
+      EN_IDS.map((id) => [id, 'added', 'v1.0']),
+    );
     expect(result.changelog.map((c) => c.desc)).toEqual([
       "page 'A sitemap for AI' added",
       "section 'A sitemap for AI' added",
@@ -133,7 +160,14 @@ describe('diffDocument: first publish', () => {
   it('Given no tracked state, When first tracked, Then entries have no checksum before and the item checksum after', () => {
     const drafts = draftsFor(geoEntry());
     for (const [index, entry] of result.changelog.entries()) {
-      expect(entry).toMatchObject({ at: T0, checksumBefore: null, checksumAfter: drafts[index]!.checksum, sourceUid: UID, sourceDocument: DOC, lang: 'en' });
+      expect(entry).toMatchObject({
+        at: T0,
+        checksumBefore: null,
+        checksumAfter: drafts[index]!.checksum,
+        sourceUid: UID,
+        sourceDocument: DOC,
+        lang: 'en',
+      });
     }
   });
 
@@ -153,9 +187,20 @@ describe('diffDocument: first publish', () => {
         sourceDocument: DOC,
       });
       expect(write.state.data.version).toBe('v1.0');
-      expect(write.state.data.changelog).toEqual([{ date: T0, version: 'v1.0', desc: result.changelog.find((c) => c.itemId === write.state.itemId)!.desc }]);
+      expect(write.state.data.changelog).toEqual([
+        {
+          date: T0,
+          version: 'v1.0',
+          desc: result.changelog.find((c) => c.itemId === write.state.itemId)!.desc,
+        },
+      ]);
     }
-    expect(stateOf(result.writes.map((w) => w.state), WHY)).toMatchObject({ type: 'section', parent: PAGE, lang: 'en' });
+    expect(
+      stateOf(
+        result.writes.map((w) => w.state),
+        WHY,
+      ),
+    ).toMatchObject({ type: 'section', parent: PAGE, lang: 'en' });
   });
 });
 
@@ -186,19 +231,40 @@ describe('diffDocument: content and metadata changes', () => {
     expect(result.writes.map((w) => w.state.itemId)).toEqual([PAGE, WHY]);
     const why = result.writes[1]!;
     expect(why.expectedRevision).toBe(1);
-    expect(why.state).toMatchObject({ revision: 2, contentVersion: 2, metaVersion: 0, modified: T1, firstPublished: PUBLISHED, history: [PUBLISHED, T1] });
+    expect(why.state).toMatchObject({
+      revision: 2,
+      contentVersion: 2,
+      metaVersion: 0,
+      modified: T1,
+      firstPublished: PUBLISHED,
+      history: [PUBLISHED, T1],
+    });
     expect(why.state.content).toContain('They list whole URLs, never passages.');
-    expect(why.state.data).toMatchObject({ version: 'v2.0', modified: T1, checksum: why.state.checksum });
+    expect(why.state.data).toMatchObject({
+      version: 'v2.0',
+      modified: T1,
+      checksum: why.state.checksum,
+    });
   });
 
   it('Given a content change after a metadata change, When diffed, Then the content version rises and the metadata version resets', () => {
     const relicensed = apply(
       initial,
-      diff(initial, { drafts: draftsFor(republished(T1, { metadata: { ...geoEntry().metadata, usage: { train: 'allow' } } })), now: T1 }).writes,
+      diff(initial, {
+        drafts: draftsFor(
+          republished(T1, { metadata: { ...geoEntry().metadata, usage: { train: 'allow' } } }),
+        ),
+        now: T1,
+      }).writes,
     );
     expect(stateOf(relicensed, WHY).data.version).toBe('v1.1');
     const edited = diff(relicensed, {
-      drafts: draftsFor(republished(T2, { ...withBody(EDITED_BODY), metadata: { ...geoEntry().metadata, usage: { train: 'allow' } } })),
+      drafts: draftsFor(
+        republished(T2, {
+          ...withBody(EDITED_BODY),
+          metadata: { ...geoEntry().metadata, usage: { train: 'allow' } },
+        }),
+      ),
       now: T2,
     });
     expect(edited.changelog.map((c) => [c.itemId, c.version])).toEqual([
@@ -208,10 +274,17 @@ describe('diffDocument: content and metadata changes', () => {
   });
 
   it('Given tracked states, When the entry licence and train usage change, Then every item gets a v1.1 metadata entry naming both', () => {
-    const metadata = { ...geoEntry().metadata, license: 'https://example.com/license/cc-by-4.0', usage: { train: 'allow' as const } };
+    const metadata = {
+      ...geoEntry().metadata,
+      license: 'https://example.com/license/cc-by-4.0',
+      usage: { train: 'allow' as const },
+    };
     const result = diff(initial, { drafts: draftsFor(republished(T1, { metadata })), now: T1 });
-    expect(result.changelog.map((c) => [c.itemId, c.kind, c.version])).toEqual(EN_IDS.map((id) => [id, 'metadata', 'v1.1']));
-    const change = 'license: https://example.com/license#tdm → https://example.com/license/cc-by-4.0; usage.train: deny → allow';
+    expect(result.changelog.map((c) => [c.itemId, c.kind, c.version])).toEqual(
+      EN_IDS.map((id) => [id, 'metadata', 'v1.1']),
+    );
+    const change =
+      'license: https://example.com/license#tdm → https://example.com/license/cc-by-4.0; usage.train: deny → allow';
     expect(result.changelog[0]!.desc).toBe(`page 'A sitemap for AI': ${change}`);
     expect(result.changelog[4]!.desc).toBe(`table 'Results — table 1': ${change}`);
     for (const entry of result.changelog) {
@@ -219,15 +292,29 @@ describe('diffDocument: content and metadata changes', () => {
       expect(entry.checksumAfter).toBe(entry.checksumBefore);
     }
     for (const write of result.writes) {
-      expect(write.state).toMatchObject({ contentVersion: 1, metaVersion: 1, modified: T1, history: [PUBLISHED], revision: 2 });
-      expect(write.state.data).toMatchObject({ license: 'https://example.com/license/cc-by-4.0', usage: { train: 'allow' }, version: 'v1.1' });
+      expect(write.state).toMatchObject({
+        contentVersion: 1,
+        metaVersion: 1,
+        modified: T1,
+        history: [PUBLISHED],
+        revision: 2,
+      });
+      expect(write.state.data).toMatchObject({
+        license: 'https://example.com/license/cc-by-4.0',
+        usage: { train: 'allow' },
+        version: 'v1.1',
+      });
     }
   });
 
   it('Given tracked states, When the topics change, Then the entries say the list changed', () => {
     const metadata = { ...geoEntry().metadata, topics: ['GEO', 'LLM', 'sitemaps'] };
     const result = diff(initial, { drafts: draftsFor(republished(T1, { metadata })), now: T1 });
-    expect(result.changelog[2]).toMatchObject({ itemId: WHY, kind: 'metadata', desc: "section 'Why classic sitemaps fail': topics changed" });
+    expect(result.changelog[2]).toMatchObject({
+      itemId: WHY,
+      kind: 'metadata',
+      desc: "section 'Why classic sitemaps fail': topics changed",
+    });
   });
 });
 
@@ -236,20 +323,50 @@ describe('diffDocument: editor reasons', () => {
   const initial = firstPublish();
 
   it("Given an editor reason for the locale, When content changes, Then the reason (trimmed) is every entry's desc and is kept on the page", () => {
-    const result = diff(initial, { drafts: draftsFor(republished(T1, withBody(EDITED_BODY))), now: T1, reasons: { en: `  ${REASON}\n` } });
+    const result = diff(initial, {
+      drafts: draftsFor(republished(T1, withBody(EDITED_BODY))),
+      now: T1,
+      reasons: { en: `  ${REASON}\n` },
+    });
     expect(result.changelog.map((c) => [c.itemId, c.desc])).toEqual([
       [PAGE, REASON],
       [WHY, REASON],
     ]);
-    expect(stateOf(result.writes.map((w) => w.state), PAGE).reason).toBe(REASON);
-    expect(stateOf(result.writes.map((w) => w.state), WHY).reason).toBeUndefined();
-    expect(stateOf(result.writes.map((w) => w.state), WHY).data.changelog![0]).toEqual({ date: T1, version: 'v2.0', desc: REASON });
+    expect(
+      stateOf(
+        result.writes.map((w) => w.state),
+        PAGE,
+      ).reason,
+    ).toBe(REASON);
+    expect(
+      stateOf(
+        result.writes.map((w) => w.state),
+        WHY,
+      ).reason,
+    ).toBeUndefined();
+    expect(
+      stateOf(
+        result.writes.map((w) => w.state),
+        WHY,
+      ).data.changelog![0],
+    ).toEqual({ date: T1, version: 'v2.0', desc: REASON });
   });
 
   it('Given a reason already used, When the next change is published with the same reason, Then an automatic summary is written instead', () => {
-    const afterFirst = apply(initial, diff(initial, { drafts: draftsFor(republished(T1, withBody(EDITED_BODY))), now: T1, reasons: { en: REASON } }).writes);
+    const afterFirst = apply(
+      initial,
+      diff(initial, {
+        drafts: draftsFor(republished(T1, withBody(EDITED_BODY))),
+        now: T1,
+        reasons: { en: REASON },
+      }).writes,
+    );
     const body = EDITED_BODY.replace('| GPTBot | 41 |', '| GPTBot | 43 |');
-    const result = diff(afterFirst, { drafts: draftsFor(republished(T2, withBody(body))), now: T2, reasons: { en: REASON } });
+    const result = diff(afterFirst, {
+      drafts: draftsFor(republished(T2, withBody(body))),
+      now: T2,
+      reasons: { en: REASON },
+    });
     expect(result.changelog.map((c) => [c.itemId, c.desc])).toEqual([
       [PAGE, "page 'A sitemap for AI' edited, +1/−1 characters"],
       [RESULTS, "section 'Results' edited, +1/−1 characters"],
@@ -258,21 +375,42 @@ describe('diffDocument: editor reasons', () => {
   });
 
   it('Given a new reason but no change, When diffed, Then only the page state is written (to remember it) and no changelog', () => {
-    const result = diff(initial, { drafts: draftsFor(republished(T1)), now: T1, reasons: { en: REASON } });
+    const result = diff(initial, {
+      drafts: draftsFor(republished(T1)),
+      now: T1,
+      reasons: { en: REASON },
+    });
     expect(result.changelog).toEqual([]);
     expect(result.writes).toHaveLength(1);
     const [write] = result.writes;
     expect(write!.expectedRevision).toBe(stateOf(initial, PAGE).revision);
-    expect(write!.state).toMatchObject({ itemId: PAGE, reason: REASON, revision: 2, contentVersion: 1, metaVersion: 0, modified: PUBLISHED });
+    expect(write!.state).toMatchObject({
+      itemId: PAGE,
+      reason: REASON,
+      revision: 2,
+      contentVersion: 1,
+      metaVersion: 0,
+      modified: PUBLISHED,
+    });
     // Remembered: an edit published later with that same reason is summarised automatically.
-    const later = diff(apply(initial, result.writes), { drafts: draftsFor(republished(T2, withBody(EDITED_BODY))), now: T2, reasons: { en: REASON } });
+    const later = diff(apply(initial, result.writes), {
+      drafts: draftsFor(republished(T2, withBody(EDITED_BODY))),
+      now: T2,
+      reasons: { en: REASON },
+    });
     expect(later.changelog[0]!.desc).toBe("page 'A sitemap for AI' edited, +26/−9 characters");
   });
 
   it('Given a reason given at first publish, When the entry is then re-published unchanged with it, Then nothing is written', () => {
     const states = firstPublish({ en: 'First publication of the GEO index' });
     expect(stateOf(states, PAGE).reason).toBe('First publication of the GEO index');
-    expect(diff(states, { drafts: draftsFor(republished(T1)), now: T1, reasons: { en: 'First publication of the GEO index' } })).toEqual({
+    expect(
+      diff(states, {
+        drafts: draftsFor(republished(T1)),
+        now: T1,
+        reasons: { en: 'First publication of the GEO index' },
+      }),
+    ).toEqual({
       writes: [],
       changelog: [],
       aliases: [],
@@ -280,25 +418,62 @@ describe('diffDocument: editor reasons', () => {
   });
 
   it('Given a blank reason, When content changes, Then the automatic summary is used and the stored reason is kept', () => {
-    const remembered = apply(initial, diff(initial, { drafts: draftsFor(republished(T1)), now: T1, reasons: { en: REASON } }).writes);
-    const result = diff(remembered, { drafts: draftsFor(republished(T2, withBody(EDITED_BODY))), now: T2, reasons: { en: '   ' } });
+    const remembered = apply(
+      initial,
+      diff(initial, { drafts: draftsFor(republished(T1)), now: T1, reasons: { en: REASON } })
+        .writes,
+    );
+    const result = diff(remembered, {
+      drafts: draftsFor(republished(T2, withBody(EDITED_BODY))),
+      now: T2,
+      reasons: { en: '   ' },
+    });
     expect(result.changelog[0]!.desc).toBe("page 'A sitemap for AI' edited, +26/−9 characters");
-    expect(stateOf(result.writes.map((w) => w.state), PAGE).reason).toBe(REASON);
+    expect(
+      stateOf(
+        result.writes.map((w) => w.state),
+        PAGE,
+      ).reason,
+    ).toBe(REASON);
   });
 
   it('Given a page renamed and renamed back, When the same reason is published again, Then it is not reused whatever the state order', () => {
-    const renamed = (slug: string, at: string): EntrySource => republished(at, { slug, pathValues: { locale: 'en', slug } });
+    const renamed = (slug: string, at: string): EntrySource =>
+      republished(at, { slug, pathValues: { locale: 'en', slug } });
     const rename = 'Put the year in the URL';
     const back = 'Restore the original URL';
-    let states = apply(initial, diff(initial, { drafts: draftsFor(renamed('geo-index-2025', T1)), now: T1, reasons: { en: rename } }).writes);
-    states = apply(states, diff(states, { drafts: draftsFor(renamed('geo-index', T2)), now: T2, reasons: { en: back } }).writes);
-    expect(states.filter((s) => s.type === 'article').map((s) => [s.itemId, s.removed, s.reason])).toEqual([
+    let states = apply(
+      initial,
+      diff(initial, {
+        drafts: draftsFor(renamed('geo-index-2025', T1)),
+        now: T1,
+        reasons: { en: rename },
+      }).writes,
+    );
+    states = apply(
+      states,
+      diff(states, { drafts: draftsFor(renamed('geo-index', T2)), now: T2, reasons: { en: back } })
+        .writes,
+    );
+    expect(
+      states.filter((s) => s.type === 'article').map((s) => [s.itemId, s.removed, s.reason]),
+    ).toEqual([
       [PAGE, false, back],
       ['article:geo-index-2025:en', true, rename],
     ]);
     for (const order of [states, [...states].reverse()]) {
-      expect(diff(order, { drafts: draftsFor(renamed('geo-index', T3)), now: T3, reasons: { en: back } })).toEqual({ writes: [], changelog: [], aliases: [] });
-      const edit = diff(order, { drafts: draftsFor({ ...renamed('geo-index', T3), ...withBody(EDITED_BODY) }), now: T3, reasons: { en: back } });
+      expect(
+        diff(order, {
+          drafts: draftsFor(renamed('geo-index', T3)),
+          now: T3,
+          reasons: { en: back },
+        }),
+      ).toEqual({ writes: [], changelog: [], aliases: [] });
+      const edit = diff(order, {
+        drafts: draftsFor({ ...renamed('geo-index', T3), ...withBody(EDITED_BODY) }),
+        now: T3,
+        reasons: { en: back },
+      });
       expect(edit.changelog.map((c) => c.desc)).toEqual([
         "page 'A sitemap for AI' edited, +26/−9 characters",
         "section 'Why classic sitemaps fail' edited, +26/−9 characters",
@@ -309,7 +484,10 @@ describe('diffDocument: editor reasons', () => {
 
 describe('diffDocument: removal and restore', () => {
   const initial = firstPublish();
-  const removal = diff(initial, { drafts: draftsFor(republished(T1, withBody(BODY_WITHOUT_WHY))), now: T1 });
+  const removal = diff(initial, {
+    drafts: draftsFor(republished(T1, withBody(BODY_WITHOUT_WHY))),
+    now: T1,
+  });
   const afterRemoval = apply(initial, removal.writes);
 
   it('Given a section deleted from the body, When diffed, Then it gets a removed entry with no checksum after', () => {
@@ -334,13 +512,23 @@ describe('diffDocument: removal and restore', () => {
   it('Given a section deleted, When diffed, Then its state is kept, marked removed, with its versions and history', () => {
     const write = removal.writes.find((w) => w.state.itemId === WHY)!;
     expect(write.expectedRevision).toBe(1);
-    expect(write.state).toMatchObject({ removed: true, revision: 2, contentVersion: 1, metaVersion: 0, history: [PUBLISHED], modified: T1 });
+    expect(write.state).toMatchObject({
+      removed: true,
+      revision: 2,
+      contentVersion: 1,
+      metaVersion: 0,
+      history: [PUBLISHED],
+      modified: T1,
+    });
     expect(write.state.checksum).toBe(stateOf(initial, WHY).checksum);
     expect(write.state.history).not.toBe(stateOf(initial, WHY).history);
   });
 
   it('Given a removed section, When the entry is re-published still without it, Then nothing more is written for it', () => {
-    const again = diff(afterRemoval, { drafts: draftsFor(republished(T2, withBody(BODY_WITHOUT_WHY))), now: T2 });
+    const again = diff(afterRemoval, {
+      drafts: draftsFor(republished(T2, withBody(BODY_WITHOUT_WHY))),
+      now: T2,
+    });
     expect(again).toEqual({ writes: [], changelog: [], aliases: [] });
   });
 
@@ -352,10 +540,21 @@ describe('diffDocument: removal and restore', () => {
       [PAGE, 'content', 'v3.0', "page 'A sitemap for AI' edited, +164/−0 characters"],
       [WHY, 'added', 'v2.0', "section 'Why classic sitemaps fail' restored"],
     ]);
-    expect(restore.changelog[1]).toMatchObject({ checksumBefore: null, checksumAfter: drafts.find((d) => d.id === WHY)!.checksum });
+    expect(restore.changelog[1]).toMatchObject({
+      checksumBefore: null,
+      checksumAfter: drafts.find((d) => d.id === WHY)!.checksum,
+    });
     const write = restore.writes.find((w) => w.state.itemId === WHY)!;
     expect(write.expectedRevision).toBe(2);
-    expect(write.state).toMatchObject({ removed: false, revision: 3, contentVersion: 2, metaVersion: 0, firstPublished: PUBLISHED, history: [PUBLISHED, T2], modified: T2 });
+    expect(write.state).toMatchObject({
+      removed: false,
+      revision: 3,
+      contentVersion: 2,
+      metaVersion: 0,
+      firstPublished: PUBLISHED,
+      history: [PUBLISHED, T2],
+      modified: T2,
+    });
     expect(write.state.data.version).toBe('v2.0');
   });
 });
@@ -368,47 +567,94 @@ describe('diffDocument: locales', () => {
 
   it('Given en and sk tracked, When only en was read (langs [en]), Then the sk states are left alone', () => {
     expect(skIds[0]).toBe('article:geo-index:sk');
-    const result = diff(both, { drafts: draftsFor(republished(T1, withBody(EDITED_BODY))), langs: ['en'], now: T1 });
+    const result = diff(both, {
+      drafts: draftsFor(republished(T1, withBody(EDITED_BODY))),
+      langs: ['en'],
+      now: T1,
+    });
     expect(result.writes.map((w) => w.state.itemId)).toEqual([PAGE, WHY]);
     expect(result.changelog.every((c) => c.lang === 'en')).toBe(true);
   });
 
   it('Given en and sk tracked, When sk was read and is no longer published, Then every sk item is removed and en is untouched', () => {
     const result = diff(both, { drafts: en, langs: ['en', 'sk'], now: T1 });
-    expect(result.changelog.map((c) => [c.itemId, c.kind])).toEqual(skIds.map((id) => [id, 'removed']));
+    expect(result.changelog.map((c) => [c.itemId, c.kind])).toEqual(
+      skIds.map((id) => [id, 'removed']),
+    );
     expect(result.writes.every((w) => w.state.removed && w.state.lang === 'sk')).toBe(true);
   });
 
   it("Given a reason for en only, When sk changes, Then sk's entries are summarised automatically", () => {
-    const edited = draftsFor(skEntry({ bodies: [{ field: 'body', format: 'markdown', value: SK_BODY.replace('iba adresy URL', 'iba adresy URL stránok') }] }));
-    const result = diff(both, { drafts: [...en, ...edited], langs: ['en', 'sk'], now: T1, reasons: { en: 'Clarify why URL-only sitemaps fall short' } });
+    const edited = draftsFor(
+      skEntry({
+        bodies: [
+          {
+            field: 'body',
+            format: 'markdown',
+            value: SK_BODY.replace('iba adresy URL', 'iba adresy URL stránok'),
+          },
+        ],
+      }),
+    );
+    const result = diff(both, {
+      drafts: [...en, ...edited],
+      langs: ['en', 'sk'],
+      now: T1,
+      reasons: { en: 'Clarify why URL-only sitemaps fall short' },
+    });
     // "Uvádzajú iba adresy URL." → "Uvádzajú iba adresy URL stránok.": inserted " stránok" = 8 characters.
     expect(result.changelog.map((c) => [c.itemId, c.desc])).toEqual([
       ['article:geo-index:sk', "page 'Sitemapa pre AI' edited, +8/−0 characters"],
-      ['article:geo-index:sk:preco-klasicke-sitemapy-nestacia', "section 'Prečo klasické sitemapy nestačia' edited, +8/−0 characters"],
+      [
+        'article:geo-index:sk:preco-klasicke-sitemapy-nestacia',
+        "section 'Prečo klasické sitemapy nestačia' edited, +8/−0 characters",
+      ],
     ]);
     // The en page remembers its new reason although nothing of it changed.
-    expect(result.writes.map((w) => [w.state.itemId, w.state.reason])).toContainEqual([PAGE, 'Clarify why URL-only sitemaps fall short']);
+    expect(result.writes.map((w) => [w.state.itemId, w.state.reason])).toContainEqual([
+      PAGE,
+      'Clarify why URL-only sitemaps fall short',
+    ]);
   });
 });
 
 describe('diffDocument: cause', () => {
   const initial = firstPublish();
-  const relicensedSite: SiteContext = { ...SITE, defaults: { ...SITE.defaults, license: 'https://example.com/license/v2#tdm' } };
+  const relicensedSite: SiteContext = {
+    ...SITE,
+    defaults: { ...SITE.defaults, license: 'https://example.com/license/v2#tdm' },
+  };
 
   it('Given a cause and no reason, When the site licence changes, Then the automatic desc is prefixed with the cause', () => {
-    const result = diff(initial, { drafts: draftsFor(geoEntry(), relicensedSite), now: T1, cause: 'site settings changed' });
+    const result = diff(initial, {
+      drafts: draftsFor(geoEntry(), relicensedSite),
+      now: T1,
+      cause: 'site settings changed',
+    });
     expect(result.changelog).toHaveLength(6);
-    expect(result.changelog[0]!.desc).toBe("site settings changed: page 'A sitemap for AI': license: https://example.com/license#tdm → https://example.com/license/v2#tdm");
+    expect(result.changelog[0]!.desc).toBe(
+      "site settings changed: page 'A sitemap for AI': license: https://example.com/license#tdm → https://example.com/license/v2#tdm",
+    );
   });
 
   it('Given a cause, When an item is removed, Then its automatic desc is prefixed too', () => {
-    const result = diff(initial, { drafts: draftsFor(geoEntry(withBody(BODY_WITHOUT_WHY))), now: T1, cause: 'content type settings changed' });
-    expect(result.changelog.find((c) => c.kind === 'removed')!.desc).toBe("content type settings changed: section 'Why classic sitemaps fail' removed");
+    const result = diff(initial, {
+      drafts: draftsFor(geoEntry(withBody(BODY_WITHOUT_WHY))),
+      now: T1,
+      cause: 'content type settings changed',
+    });
+    expect(result.changelog.find((c) => c.kind === 'removed')!.desc).toBe(
+      "content type settings changed: section 'Why classic sitemaps fail' removed",
+    );
   });
 
   it('Given a cause and a fresh editor reason, When diffed, Then the reason is written unprefixed', () => {
-    const result = diff(initial, { drafts: draftsFor(geoEntry(), relicensedSite), now: T1, cause: 'site settings changed', reasons: { en: 'Licence v2 adopted' } });
+    const result = diff(initial, {
+      drafts: draftsFor(geoEntry(), relicensedSite),
+      now: T1,
+      cause: 'site settings changed',
+      reasons: { en: 'Licence v2 adopted' },
+    });
     expect(new Set(result.changelog.map((c) => c.desc))).toEqual(new Set(['Licence v2 adopted']));
   });
 });
@@ -417,21 +663,37 @@ describe('diffDocument: the changelog shown on the item', () => {
   const initial = firstPublish();
   const drafts = draftsFor(republished(T1, withBody(EDITED_BODY)));
   const whyData = (recent: ChangelogEntry[]): ChangelogEntry[] =>
-    diff(initial, { drafts, now: T1, recent: new Map([[WHY, recent]]) }).writes.find((w) => w.state.itemId === WHY)!.state.data.changelog!;
+    diff(initial, { drafts, now: T1, recent: new Map([[WHY, recent]]) }).writes.find(
+      (w) => w.state.itemId === WHY,
+    )!.state.data.changelog!;
 
   it('Given recent entries, When a change is written, Then the new entry comes first, then the recent ones newest first', () => {
     const recent = [
-      { date: '2025-10-30T10:00:00.000Z', version: 'v1.2', desc: 'Evidence link to RFC 9309 added' },
+      {
+        date: '2025-10-30T10:00:00.000Z',
+        version: 'v1.2',
+        desc: 'Evidence link to RFC 9309 added',
+      },
       { date: '2025-10-25T08:00:00.000Z', version: 'v1.1', desc: 'Topic LLM added' },
     ];
-    expect(whyData(recent)).toEqual([{ date: T1, version: 'v2.0', desc: "section 'Why classic sitemaps fail' edited, +26/−9 characters" }, ...recent]);
+    expect(whyData(recent)).toEqual([
+      {
+        date: T1,
+        version: 'v2.0',
+        desc: "section 'Why classic sitemaps fail' edited, +26/−9 characters",
+      },
+      ...recent,
+    ]);
   });
 
   it('Given entries around the 90-day limit, When written, Then only those of the last 90 days are kept', () => {
     // T1 − 90 days = 2025-08-05T14:30:00Z
     const inside = { date: '2025-08-05T15:00:00.000Z', version: 'v1.1', desc: 'Caption corrected' };
     const outside = { date: '2025-08-05T14:00:00.000Z', version: 'v1.0', desc: 'Section added' };
-    expect(whyData([inside, outside]).map((e) => e.desc)).toEqual(["section 'Why classic sitemaps fail' edited, +26/−9 characters", 'Caption corrected']);
+    expect(whyData([inside, outside]).map((e) => e.desc)).toEqual([
+      "section 'Why classic sitemaps fail' edited, +26/−9 characters",
+      'Caption corrected',
+    ]);
   });
 
   it('Given many recent entries, When written, Then at most 10 are shown, the newest', () => {
@@ -451,15 +713,40 @@ describe('diffDocument: purity', () => {
   it('Given deep-frozen inputs, When a change, a removal, a restore and a reason are diffed, Then nothing is mutated', () => {
     const initial = deepFreeze(firstPublish());
     const snapshot = structuredClone(initial);
-    const drafts = deepFreeze(draftsFor(republished(T1, withBody(EDITED_BODY.replace(/## Results[\s\S]*$/, '')))));
-    const recent = readOnlyMap([[WHY, [{ date: '2025-10-30T10:00:00.000Z', version: 'v1.0', desc: 'Evidence added' }]]]);
+    const drafts = deepFreeze(
+      draftsFor(republished(T1, withBody(EDITED_BODY.replace(/## Results[\s\S]*$/, '')))),
+    );
+    const recent = readOnlyMap([
+      [WHY, [{ date: '2025-10-30T10:00:00.000Z', version: 'v1.0', desc: 'Evidence added' }]],
+    ]);
     const reasons = deepFreeze({ en: 'Trim the results' });
-    const input = deepFreeze({ uid: UID, documentId: DOC, drafts, langs: ['en'], states: initial, reasons, recent, now: T1 });
+    const input = deepFreeze({
+      uid: UID,
+      documentId: DOC,
+      drafts,
+      langs: ['en'],
+      states: initial,
+      reasons,
+      recent,
+      now: T1,
+    });
     const removal = diffDocument(input);
-    expect(removal.changelog.map((c) => c.kind)).toEqual(['content', 'content', 'removed', 'removed']);
+    expect(removal.changelog.map((c) => c.kind)).toEqual([
+      'content',
+      'content',
+      'removed',
+      'removed',
+    ]);
     expect(initial).toEqual(snapshot);
     const afterRemoval = deepFreeze(apply(initial, removal.writes));
-    const restore = diffDocument(deepFreeze({ ...input, drafts: deepFreeze(draftsFor(republished(T2))), states: afterRemoval, now: T2 }));
+    const restore = diffDocument(
+      deepFreeze({
+        ...input,
+        drafts: deepFreeze(draftsFor(republished(T2))),
+        states: afterRemoval,
+        now: T2,
+      }),
+    );
     expect(restore.changelog.map((c) => [c.itemId, c.kind])).toEqual([
       [PAGE, 'content'],
       [WHY, 'content'],
@@ -472,31 +759,50 @@ describe('diffDocument: purity', () => {
 
 describe('characterDelta', () => {
   it.each([
-    ['an edit inside a sentence', 'They list URLs only.', 'They list whole URLs, never passages.', 26, 9],
+    [
+      'an edit inside a sentence',
+      'They list URLs only.',
+      'They list whole URLs, never passages.',
+      26,
+      9,
+    ],
     ['identical text', 'Sitemaps were built for pages.', 'Sitemaps were built for pages.', 0, 0],
     ['text from nothing', '', 'New FAQ answer', 14, 0],
     ['text to nothing', 'Obsolete note', '', 0, 13],
     ['a diacritic replaced', 'Jana Novákova', 'Jana Nováková', 1, 1],
-    ['Slovak words appended', 'Sitemapy vznikli pre stránky.', 'Sitemapy vznikli pre stránky, nie pre pasáže.', 16, 0],
+    [
+      'Slovak words appended',
+      'Sitemapy vznikli pre stránky.',
+      'Sitemapy vznikli pre stránky, nie pre pasáže.',
+      16,
+      0,
+    ],
     ['an emoji inserted next to an equal one', 'Agents 🤖 read', 'Agents 🤖🤖 read', 1, 0],
     ['an emoji replacing a word', 'Launch day', 'Launch 🚀', 1, 3],
     ['a repeated letter doubled', 'Tallin', 'Tallinn', 1, 0],
-  ])('Given %s, When compared, Then the inserted and deleted code points are counted', (_, before, after, added, removed) => {
-    expect(characterDelta(before, after)).toEqual({ added, removed });
-  });
+  ])(
+    'Given %s, When compared, Then the inserted and deleted code points are counted',
+    (_, before, after, added, removed) => {
+      expect(characterDelta(before, after)).toEqual({ added, removed });
+    },
+  );
 
   it('Given any two texts, When compared, Then the counts are non-negative code points that explain the length change', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), fc.string({ unit: 'grapheme', maxLength: 80 }), (before, after) => {
-        const { added, removed } = characterDelta(before, after);
-        const a = [...before].length;
-        const b = [...after].length;
-        expect(added).toBeGreaterThanOrEqual(0);
-        expect(removed).toBeGreaterThanOrEqual(0);
-        expect(added).toBeLessThanOrEqual(b);
-        expect(removed).toBeLessThanOrEqual(a);
-        expect(b - a).toBe(added - removed);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 80 }),
+        fc.string({ unit: 'grapheme', maxLength: 80 }),
+        (before, after) => {
+          const { added, removed } = characterDelta(before, after);
+          const a = [...before].length;
+          const b = [...after].length;
+          expect(added).toBeGreaterThanOrEqual(0);
+          expect(removed).toBeGreaterThanOrEqual(0);
+          expect(added).toBeLessThanOrEqual(b);
+          expect(removed).toBeLessThanOrEqual(a);
+          expect(b - a).toBe(added - removed);
+        },
+      ),
     );
   });
 
@@ -532,22 +838,33 @@ describe('metadataSummary', () => {
       modified: T2,
       stability_score: 0.41,
       revisit_after: 'P7D',
-      citation: { apa: 'Nováková, J. (2025). Why classic sitemaps fail (v4.2).', bibtex: '@online{x}' },
+      citation: {
+        apa: 'Nováková, J. (2025). Why classic sitemaps fail (v4.2).',
+        bibtex: '@online{x}',
+      },
       changelog: [{ date: T2, version: 'v4.2', desc: 'Typo fixed' }],
-      content_url: 'https://cms2.example.com/api/sitemap-ai/fragments/article:geo-index:en:why-classic-sitemaps-fail/content',
+      content_url:
+        'https://cms2.example.com/api/sitemap-ai/fragments/article:geo-index:en:why-classic-sitemaps-fail/content',
       signals: { ...before.signals, first_published: T1 },
     };
     expect(metadataSummary(before, after)).toBe('metadata changed');
-    expect(metadataSummary(before, { ...after, signals: { ...after.signals, author: 'Jana Nováková, Peter Horváth' } })).toBe(
-      'signals.author: Jana Nováková → Jana Nováková, Peter Horváth',
-    );
+    expect(
+      metadataSummary(before, {
+        ...after,
+        signals: { ...after.signals, author: 'Jana Nováková, Peter Horváth' },
+      }),
+    ).toBe('signals.author: Jana Nováková → Jana Nováková, Peter Horváth');
   });
 
   it('Given changed scalars and lists, When summarised, Then scalars read a.b: x → y (sorted) and lists read "changed" after them', () => {
     const before = data(TABLE);
     const after = {
       ...before,
-      usage: { ...before.usage, train: 'allow' as const, redistribute: 'allow-with-citation' as const },
+      usage: {
+        ...before.usage,
+        train: 'allow' as const,
+        redistribute: 'allow-with-citation' as const,
+      },
       topics: ['GEO', 'LLM', 'sitemaps'],
       evidence: [],
       title: 'Results — crawler share by agent',
@@ -562,16 +879,21 @@ describe('metadataSummary', () => {
     const translated = { ...before, alt_of: 'article:geo-index:sk' };
     expect(metadataSummary(before, translated)).toBe('alt_of: (none) → article:geo-index:sk');
     expect(metadataSummary(translated, before)).toBe('alt_of: article:geo-index:sk → (none)');
-    expect(metadataSummary(before, { ...before, entity_ids: undefined })).toBe('entity_ids changed');
-    expect(metadataSummary(before, { ...before, embedding_hint: { chunk: 'by_h3', max_tokens: 400 } })).toBe(
-      'embedding_hint.chunk: by_h2 → by_h3; embedding_hint.max_tokens: 800 → 400',
+    expect(metadataSummary(before, { ...before, entity_ids: undefined })).toBe(
+      'entity_ids changed',
     );
+    expect(
+      metadataSummary(before, { ...before, embedding_hint: { chunk: 'by_h3', max_tokens: 400 } }),
+    ).toBe('embedding_hint.chunk: by_h2 → by_h3; embedding_hint.max_tokens: 800 → 400');
   });
 
   it('Given a long value, When summarised, Then it is cut to 60 characters', () => {
     const before = data(PAGE);
-    const license = 'https://example.com/legal/licences/text-and-data-mining-reservation-2025#tdm-rights';
-    expect(metadataSummary(before, { ...before, license })).toBe(`license: https://example.com/license#tdm → ${license.slice(0, 57)}…`);
+    const license =
+      'https://example.com/legal/licences/text-and-data-mining-reservation-2025#tdm-rights';
+    expect(metadataSummary(before, { ...before, license })).toBe(
+      `license: https://example.com/license#tdm → ${license.slice(0, 57)}…`,
+    );
   });
 
   it('Given more than six changes, When summarised, Then six are named and the rest elided', () => {

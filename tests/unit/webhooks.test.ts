@@ -22,7 +22,8 @@ const BODY =
  */
 const GOLDEN = 't=1740830400,v1=bbe608f12ce2b1daa7e85757cffb16ee2e68b79b929cd65975c1dc02ec7e8ca7';
 /** printf '%s' '1700000000.{"event":"ping"}' | openssl dgst -sha256 -hmac 'whsec_test_4f1c9a27b3e8d605' */
-const GOLDEN_PING = 't=1700000000,v1=f8a794c2dbc73b9bd6d690944701df3b114b4aa63501eb0709a23f1cd62c1d7a';
+const GOLDEN_PING =
+  't=1700000000,v1=f8a794c2dbc73b9bd6d690944701df3b114b4aa63501eb0709a23f1cd62c1d7a';
 
 const NOW = new Date(T * 1000);
 
@@ -92,7 +93,9 @@ describe('verifySignature', () => {
   });
 
   it('Given a body changed by one character, When verified, Then it is rejected', () => {
-    expect(verifySignature(GOLDEN, SECRET, BODY.replace('"added":1', '"added":2'), NOW)).toBe(false);
+    expect(verifySignature(GOLDEN, SECRET, BODY.replace('"added":1', '"added":2'), NOW)).toBe(
+      false,
+    );
     expect(verifySignature(GOLDEN, SECRET, `${BODY} `, NOW)).toBe(false);
   });
 
@@ -122,18 +125,26 @@ describe('verifySignature', () => {
     ['no v1', `t=${T}`],
     ['short v1', `t=${T},v1=bbe608f12ce2b1da`],
     ['non-hex v1', `t=${T},v1=${'z'.repeat(64)}`],
-    ['t not a number', `t=${T}abc,v1=bbe608f12ce2b1daa7e85757cffb16ee2e68b79b929cd65975c1dc02ec7e8ca7`],
+    [
+      't not a number',
+      `t=${T}abc,v1=bbe608f12ce2b1daa7e85757cffb16ee2e68b79b929cd65975c1dc02ec7e8ca7`,
+    ],
     ['two t', `t=${T},t=${T},v1=bbe608f12ce2b1daa7e85757cffb16ee2e68b79b929cd65975c1dc02ec7e8ca7`],
     ['no equals sign', `t${T},v1bbe608f12ce2b1daa7e85757cffb16ee2e68b79b929cd65975c1dc02ec7e8ca7`],
     ['huge', `${GOLDEN},${'x=y,'.repeat(400)}`],
-  ])('Given a malformed header (%s), When verified, Then it is rejected without throwing', (_name, header) => {
-    expect(verifySignature(header as string | null | undefined, SECRET, BODY, NOW)).toBe(false);
-  });
+  ])(
+    'Given a malformed header (%s), When verified, Then it is rejected without throwing',
+    (_name, header) => {
+      expect(verifySignature(header as string | null | undefined, SECRET, BODY, NOW)).toBe(false);
+    },
+  );
 
   it('Given extra spaces, upper-case hex, an unknown scheme and a second v1, When verified, Then the valid v1 is found', () => {
     const v1 = GOLDEN.split('v1=')[1]!;
     expect(verifySignature(` t=${T} , v1=${v1.toUpperCase()} `, SECRET, BODY, NOW)).toBe(true);
-    expect(verifySignature(`t=${T},v0=abc,v1=${'0'.repeat(64)},v1=${v1}`, SECRET, BODY, NOW)).toBe(true);
+    expect(verifySignature(`t=${T},v0=abc,v1=${'0'.repeat(64)},v1=${v1}`, SECRET, BODY, NOW)).toBe(
+      true,
+    );
   });
 
   it('Property: whatever the secret, body and time, a fresh signature verifies and a flipped body byte does not', () => {
@@ -170,12 +181,16 @@ describe('backoffDelay', () => {
     expect(backoffDelay(3, 30, 3600, () => 0.5)).toBe(90);
     expect(backoffDelay(3, 30, 3600, () => 0.999)).toBeLessThan(120);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 60 }), fc.double({ min: 0, max: 1, noNaN: true }), (attempt, r) => {
-        const capped = backoffDelay(attempt, 30, 3600);
-        const jittered = backoffDelay(attempt, 30, 3600, () => r);
-        expect(jittered).toBeGreaterThanOrEqual(capped / 2);
-        expect(jittered).toBeLessThanOrEqual(capped);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (attempt, r) => {
+          const capped = backoffDelay(attempt, 30, 3600);
+          const jittered = backoffDelay(attempt, 30, 3600, () => r);
+          expect(jittered).toBeGreaterThanOrEqual(capped / 2);
+          expect(jittered).toBeLessThanOrEqual(capped);
+        },
+      ),
     );
   });
 
@@ -205,19 +220,31 @@ describe('indexNowBodies', () => {
         host: 'www.example.com',
         key: 'a1b2c3d4e5f6',
         keyLocation: 'https://www.example.com/keys/a1b2c3d4e5f6.txt',
-        urlList: ['https://www.example.com/en/articles/geo', 'https://www.example.com/sk/clanky/geo'],
+        urlList: [
+          'https://www.example.com/en/articles/geo',
+          'https://www.example.com/sk/clanky/geo',
+        ],
       },
     ]);
   });
 
   it('Given more than 10,000 URLs, When bodies are built, Then each body holds at most 10,000', () => {
-    const urls = Array.from({ length: INDEXNOW_MAX_URLS + 5 }, (_, i) => `https://example.com/p/${i}`);
+    const urls = Array.from(
+      { length: INDEXNOW_MAX_URLS + 5 },
+      (_, i) => `https://example.com/p/${i}`,
+    );
     const bodies = indexNowBodies({ siteUrl: 'https://example.com', key: 'a1b2c3d4e5f6', urls });
     expect(bodies.map((b) => b.urlList.length)).toEqual([INDEXNOW_MAX_URLS, 5]);
     expect(bodies[0]).not.toHaveProperty('keyLocation');
   });
 
   it('Given no URL of the site, When bodies are built, Then there is nothing to send', () => {
-    expect(indexNowBodies({ siteUrl: 'https://example.com', key: 'a1b2c3d4e5f6', urls: ['https://other.org/x'] })).toEqual([]);
+    expect(
+      indexNowBodies({
+        siteUrl: 'https://example.com',
+        key: 'a1b2c3d4e5f6',
+        urls: ['https://other.org/x'],
+      }),
+    ).toEqual([]);
   });
 });

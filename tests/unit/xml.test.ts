@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { create } from 'xmlbuilder2';
 import { XML_NAMESPACE } from '../../shared/constants';
-import { buildEntryItems, finalizeDraft, servedItem, storedItem, versionItem } from '../../server/src/core/items';
+import {
+  buildEntryItems,
+  finalizeDraft,
+  servedItem,
+  storedItem,
+  versionItem,
+} from '../../server/src/core/items';
 import type { ManifestItem } from '../../server/src/core/types';
 import { manifestPageToXml, type XmlPage } from '../../server/src/core/xml';
 import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
@@ -46,22 +52,43 @@ function assertWellFormed(xml: string): void {
 
 function servedItems(): ManifestItem[] {
   const entry = geoEntry({
-    datasets: [{ field: 'data', title: 'Adoption survey 2025', fileUrl: '/uploads/adoption.csv', columns: [{ name: 'share', unit: '%' }] }],
+    datasets: [
+      {
+        field: 'data',
+        title: 'Adoption survey 2025',
+        fileUrl: '/uploads/adoption.csv',
+        columns: [{ name: 'share', unit: '%' }],
+      },
+    ],
   });
   return buildEntryItems(entry, { ...ARTICLE_TYPE, stopSequences: ['\n## '] }, SITE)!
     .map(finalizeDraft)
     .map((draft) => {
       const { state } = versionItem(draft, undefined, '2025-11-01T00:00:00.000Z');
-      return servedItem(storedItem(draft, state), state.history, undefined, new Date('2025-11-01T00:00:00.000Z'));
+      return servedItem(
+        storedItem(draft, state),
+        state.history,
+        undefined,
+        new Date('2025-11-01T00:00:00.000Z'),
+      );
     });
 }
 
-function pageOf(items: readonly ManifestItem[], token: string | null = 'eyJ2IjoxfQ.c2lnbmF0dXJl'): XmlPage {
-  return { snapshot: { id: '17', created_at: '2025-11-01T00:00:00.000Z' }, items, next_page_token: token };
+function pageOf(
+  items: readonly ManifestItem[],
+  token: string | null = 'eyJ2IjoxfQ.c2lnbmF0dXJl',
+): XmlPage {
+  return {
+    snapshot: { id: '17', created_at: '2025-11-01T00:00:00.000Z' },
+    items,
+    next_page_token: token,
+  };
 }
 
 function elements(xml: string, name: string) {
-  return create(xml).root().filter((n) => n.node.nodeName === name, false, true);
+  return create(xml)
+    .root()
+    .filter((n) => n.node.nodeName === name, false, true);
 }
 
 describe('manifestPageToXml', () => {
@@ -87,7 +114,9 @@ describe('manifestPageToXml', () => {
     const xml = manifestPageToXml(pageOf(items));
     const ids = elements(xml, 'item').map((n) => n.first().node.textContent);
     expect(ids).toEqual(items.map((i) => i.id));
-    expect(elements(xml, 'checksum').map((n) => n.node.textContent)).toEqual(items.map((i) => i.checksum));
+    expect(elements(xml, 'checksum').map((n) => n.node.textContent)).toEqual(
+      items.map((i) => i.checksum),
+    );
   });
 
   it('Given list fields, When serialised, Then members are named topic, entity_id, type, source, column, unit and stop_sequence', () => {
@@ -95,11 +124,17 @@ describe('manifestPageToXml', () => {
     expect(xml).toMatch(/<topics>\s*<topic>GEO<\/topic>\s*<topic>LLM<\/topic>\s*<\/topics>/);
     expect(xml).toMatch(/<entity_ids>\s*<entity_id>Q2013<\/entity_id>\s*<\/entity_ids>/);
     expect(xml).toMatch(/<schema>\s*<type>Article<\/type>\s*<\/schema>/);
-    expect(xml).toMatch(/<evidence>\s*<source>\s*<rel>standard<\/rel>\s*<url>https:\/\/www\.rfc-editor\.org\/rfc\/rfc9309<\/url>/);
-    expect(xml).toMatch(/<stop_sequences>\s*<stop_sequence>\n## <\/stop_sequence>\s*<\/stop_sequences>/);
+    expect(xml).toMatch(
+      /<evidence>\s*<source>\s*<rel>standard<\/rel>\s*<url>https:\/\/www\.rfc-editor\.org\/rfc\/rfc9309<\/url>/,
+    );
+    expect(xml).toMatch(
+      /<stop_sequences>\s*<stop_sequence>\n## <\/stop_sequence>\s*<\/stop_sequences>/,
+    );
     expect(xml).toMatch(/<usage>\s*<train>deny<\/train>\s*<infer>allow-with-citation<\/infer>/);
     const datasetXml = manifestPageToXml(pageOf(servedItems().filter((i) => i.type === 'dataset')));
-    expect(datasetXml).toMatch(/<columns>\s*<column>\s*<name>share<\/name>\s*<unit>%<\/unit>\s*<\/column>\s*<\/columns>/);
+    expect(datasetXml).toMatch(
+      /<columns>\s*<column>\s*<name>share<\/name>\s*<unit>%<\/unit>\s*<\/column>\s*<\/columns>/,
+    );
     expect(datasetXml).toMatch(/<units>\s*<unit>%<\/unit>\s*<\/units>/);
     expect(xml).not.toContain('<value>');
   });
@@ -109,13 +144,17 @@ describe('manifestPageToXml', () => {
     const title = 'R&D <script>alert("x")</script> ]]> \'quoted\' — ďakujem';
     const xml = manifestPageToXml(pageOf([{ ...article!, title }]));
     assertWellFormed(xml);
-    expect(xml).toContain('<title>R&amp;D &lt;script&gt;alert("x")&lt;/script&gt; ]]&gt; \'quoted\' — ďakujem</title>');
+    expect(xml).toContain(
+      '<title>R&amp;D &lt;script&gt;alert("x")&lt;/script&gt; ]]&gt; \'quoted\' — ďakujem</title>',
+    );
     expect(elements(xml, 'title')[0]!.node.textContent).toBe(title);
   });
 
   it('Given a title pasted from a word processor with control characters, When serialised, Then the XML stays well-formed', () => {
     const [article] = servedItems();
-    const xml = manifestPageToXml(pageOf([{ ...article!, title: 'Line one\u000Bline two\u0007\u0000 end\uFFFE \uD800' }]));
+    const xml = manifestPageToXml(
+      pageOf([{ ...article!, title: 'Line one\u000Bline two\u0007\u0000 end\uFFFE \uD800' }]),
+    );
     assertWellFormed(xml);
     expect(elements(xml, 'title')[0]!.node.textContent).toBe('Line oneline two end ');
   });
@@ -136,7 +175,9 @@ describe('manifestPageToXml', () => {
 
   it('Given numbers and absent values, When serialised, Then numbers are text and absent fields have no element', () => {
     const [article] = servedItems();
-    const xml = manifestPageToXml(pageOf([{ ...article!, stability_score: 0.85, alt_of: undefined }]));
+    const xml = manifestPageToXml(
+      pageOf([{ ...article!, stability_score: 0.85, alt_of: undefined }]),
+    );
     expect(xml).toContain('<stability_score>0.85</stability_score>');
     expect(xml).not.toContain('<alt_of');
     expect(xml).not.toContain('<parent');

@@ -1,9 +1,28 @@
-import { Badge, Box, Checkbox, Field, Flex, Grid, SingleSelect, SingleSelectOption, Typography } from '@strapi/design-system';
-import type { ChunkRule, ContentTypeSettings, EditableSettings, FragmentType } from '../../../shared/contracts/admin';
+import {
+  Badge,
+  Box,
+  Checkbox,
+  Field,
+  Flex,
+  Grid,
+  SingleSelect,
+  SingleSelectOption,
+  Typography,
+} from '@strapi/design-system';
+import type {
+  ChunkRule,
+  ContentTypeSettings,
+  EditableSettings,
+  FragmentType,
+} from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 import { CHUNK_LABELS, CHUNK_RULES, FRAGMENT_TYPES, FRAGMENT_TYPE_LABELS } from '../utils/labels';
 import { USAGE_KINDS } from '../utils/metadata';
-import { defaultContentTypeSettings, numberOrUnset, type FieldErrors } from '../utils/settings-form';
+import {
+  defaultContentTypeSettings,
+  numberOrUnset,
+  type FieldErrors,
+} from '../utils/settings-form';
 import { LicenseSelect } from './LicenseSelect';
 import { NumberField } from './fields/NumberField';
 import { TextField } from './fields/TextField';
@@ -22,7 +41,16 @@ interface ContentTypeSettingsCardProps {
 }
 
 /** One content type's policy: indexed or not, its permalink pattern, fragment types, embedding hint, licence and usage. */
-export function ContentTypeSettingsCard({ uid, displayName, value, defaults, licenses, onChange, errors, disabled }: ContentTypeSettingsCardProps) {
+export function ContentTypeSettingsCard({
+  uid,
+  displayName,
+  value,
+  defaults,
+  licenses,
+  onChange,
+  errors,
+  disabled,
+}: ContentTypeSettingsCardProps) {
   const t = useTranslate();
   const name = (field: string) => `contentTypes.${uid}.${field}`;
   const error = (field: string) => errors[name(field)];
@@ -31,13 +59,20 @@ export function ContentTypeSettingsCard({ uid, displayName, value, defaults, lic
   const enabled = value?.enabled === true;
 
   const toggleGranularity = (type: FragmentType, checked: boolean) => {
-    const next = checked ? [...settings.granularity, type] : settings.granularity.filter((item) => item !== type);
+    const next = checked
+      ? [...settings.granularity, type]
+      : settings.granularity.filter((item) => item !== type);
     // Keep the contract's order (section, table, figure, faq, dataset).
     set({ granularity: FRAGMENT_TYPES.filter((item) => next.includes(item)) });
   };
 
   return (
-    <Box padding={4} hasRadius borderColor="neutral200" background={enabled ? 'neutral0' : 'neutral100'}>
+    <Box
+      padding={4}
+      hasRadius
+      borderColor="neutral200"
+      background={enabled ? 'neutral0' : 'neutral100'}
+    >
       <Flex direction="column" alignItems="stretch" gap={4}>
         <Flex justifyContent="space-between" alignItems="flex-start" gap={4} wrap="wrap">
           <Flex direction="column" alignItems="flex-start" gap={1}>
@@ -79,7 +114,11 @@ export function ContentTypeSettingsCard({ uid, displayName, value, defaults, lic
               />
             </Grid.Item>
             <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
-              <Field.Root name={name('granularity')} error={error('granularity')} hint={t('settings.types.granularityHint')}>
+              <Field.Root
+                name={name('granularity')}
+                error={error('granularity')}
+                hint={t('settings.types.granularityHint')}
+              >
                 <Field.Label>{t('settings.types.granularity')}</Field.Label>
                 <Flex gap={4} wrap="wrap" paddingTop={1}>
                   {FRAGMENT_TYPES.map((type) => (
@@ -101,7 +140,11 @@ export function ContentTypeSettingsCard({ uid, displayName, value, defaults, lic
             <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
               <Field.Root name={name('chunk')} error={error('chunk')}>
                 <Field.Label>{t('settings.chunk')}</Field.Label>
-                <SingleSelect value={settings.chunk} onChange={(chunk) => set({ chunk: String(chunk) as ChunkRule })} disabled={disabled}>
+                <SingleSelect
+                  value={settings.chunk}
+                  onChange={(chunk) => set({ chunk: String(chunk) as ChunkRule })}
+                  disabled={disabled}
+                >
                   {CHUNK_RULES.map((rule) => (
                     <SingleSelectOption key={rule} value={rule}>
                       {t(CHUNK_LABELS[rule])}

@@ -13,7 +13,10 @@ export function DashboardMetrics({ data }: { data: DashboardData }) {
       <Grid.Item col={3} s={6} xs={12} direction="column" alignItems="stretch">
         <MetricCard
           label={t('metrics.coverage')}
-          value={formatNumber(data.evidenceCoverage, { style: 'percent', maximumFractionDigits: 1 })}
+          value={formatNumber(data.evidenceCoverage, {
+            style: 'percent',
+            maximumFractionDigits: 1,
+          })}
           target={t('metrics.coverageTarget')}
           ok={data.evidenceCoverage >= 0.9}
         />
@@ -21,16 +24,26 @@ export function DashboardMetrics({ data }: { data: DashboardData }) {
       <Grid.Item col={3} s={6} xs={12} direction="column" alignItems="stretch">
         <MetricCard
           label={t('metrics.freshness')}
-          value={t('metrics.hours', { hours: formatNumber(data.freshnessHours, { maximumFractionDigits: 1 }) })}
+          value={t('metrics.hours', {
+            hours: formatNumber(data.freshnessHours, { maximumFractionDigits: 1 }),
+          })}
           target={t('metrics.freshnessTarget')}
           ok={data.freshnessHours < 24}
         />
       </Grid.Item>
       <Grid.Item col={3} s={6} xs={12} direction="column" alignItems="stretch">
-        <MetricCard label={t('metrics.pending')} value={formatNumber(data.pendingChanges)} target={t('metrics.pendingHint')} />
+        <MetricCard
+          label={t('metrics.pending')}
+          value={formatNumber(data.pendingChanges)}
+          target={t('metrics.pendingHint')}
+        />
       </Grid.Item>
       <Grid.Item col={3} s={6} xs={12} direction="column" alignItems="stretch">
-        <MetricCard label={t('metrics.dirty')} value={formatNumber(data.dirtyEntries)} target={t('metrics.dirtyHint')} />
+        <MetricCard
+          label={t('metrics.dirty')}
+          value={formatNumber(data.dirtyEntries)}
+          target={t('metrics.dirtyHint')}
+        />
       </Grid.Item>
     </Grid.Root>
   );

@@ -3,7 +3,10 @@ import { useIntl } from 'react-intl';
 import type { WebhookDelivery, WebhookDeliveryStatus } from '../../../shared/contracts/webhooks';
 import { useTranslate, type MessageKey } from '../hooks/useTranslate';
 
-const STATUS: Record<WebhookDeliveryStatus, { label: MessageKey; variant: 'success' | 'warning' | 'danger' }> = {
+const STATUS: Record<
+  WebhookDeliveryStatus,
+  { label: MessageKey; variant: 'success' | 'warning' | 'danger' }
+> = {
   delivered: { label: 'deliveries.status.delivered', variant: 'success' },
   pending: { label: 'deliveries.status.pending', variant: 'warning' },
   failed: { label: 'deliveries.status.failed', variant: 'danger' },
@@ -20,7 +23,8 @@ export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] 
       </Typography>
     );
   }
-  const when = (value: string | null) => (value ? formatDate(value, { dateStyle: 'short', timeStyle: 'short' }) : '—');
+  const when = (value: string | null) =>
+    value ? formatDate(value, { dateStyle: 'short', timeStyle: 'short' }) : '—';
   return (
     <Table colCount={6} rowCount={deliveries.length + 1}>
       <Thead>
@@ -54,7 +58,11 @@ export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] 
                 <Typography>{when(delivery.created)}</Typography>
               </Td>
               <Td>
-                <Typography ellipsis style={{ maxWidth: 280, display: 'block' }} title={delivery.subscriberUrl}>
+                <Typography
+                  ellipsis
+                  style={{ maxWidth: 280, display: 'block' }}
+                  title={delivery.subscriberUrl}
+                >
                   {delivery.subscriberUrl}
                 </Typography>
               </Td>
@@ -70,7 +78,10 @@ export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] 
               <Td>
                 <Typography title={delivery.lastError ?? undefined}>
                   {delivery.lastStatusCode !== null
-                    ? t('deliveries.httpStatus', { status: delivery.lastStatusCode, when: when(delivery.lastAttemptAt) })
+                    ? t('deliveries.httpStatus', {
+                        status: delivery.lastStatusCode,
+                        when: when(delivery.lastAttemptAt),
+                      })
                     : delivery.lastError
                       ? delivery.lastError
                       : delivery.status === 'pending'

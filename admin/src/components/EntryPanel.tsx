@@ -1,7 +1,22 @@
 import * as React from 'react';
-import { Accordion, Box, Checkbox, Divider, Field, Flex, Loader, Textarea, Typography } from '@strapi/design-system';
+import {
+  Accordion,
+  Box,
+  Checkbox,
+  Divider,
+  Field,
+  Flex,
+  Loader,
+  Textarea,
+  Typography,
+} from '@strapi/design-system';
 import { useForm } from '@strapi/strapi/admin';
-import type { EntryMetadata, EntryPanelData, MetadataOverride, UsageKind } from '../../../shared/contracts/admin';
+import type {
+  EntryMetadata,
+  EntryPanelData,
+  MetadataOverride,
+  UsageKind,
+} from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 import {
   USAGE_KINDS,
@@ -39,7 +54,10 @@ function entryInherited(data: EntryPanelData | undefined): InheritedPolicy {
   return {
     license: { value: data.inherited.license, source: data.inherited.sources.license },
     usage: Object.fromEntries(
-      USAGE_KINDS.map((kind) => [kind, { value: data.inherited.usage[kind], source: data.inherited.sources.usage[kind] }]),
+      USAGE_KINDS.map((kind) => [
+        kind,
+        { value: data.inherited.usage[kind], source: data.inherited.sources.usage[kind] },
+      ]),
     ),
   };
 }
@@ -63,16 +81,33 @@ function fragmentInherited(entry: MetadataOverride, inherited: InheritedPolicy):
  * is written to the entry's `sitemapAi` attribute through the edit view's form,
  * so it saves with the document and follows draft → publish and locales.
  */
-export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, readOnly }: EntryPanelProps) {
+export function EntryPanel({
+  unsaved,
+  stored,
+  data,
+  loading,
+  error,
+  onRetry,
+  readOnly,
+}: EntryPanelProps) {
   const t = useTranslate();
-  const formValue = useForm('SitemapAiPanel', (state) => (state.values as Record<string, unknown>)[ATTRIBUTE]);
+  const formValue = useForm(
+    'SitemapAiPanel',
+    (state) => (state.values as Record<string, unknown>)[ATTRIBUTE],
+  );
   const onFormChange = useForm('SitemapAiPanel', (state) => state.onChange);
   const formDisabled = useForm('SitemapAiPanel', (state) => state.disabled);
-  const formErrors = useForm('SitemapAiPanel', (state) => (state.errors as Record<string, unknown>)[ATTRIBUTE]);
+  const formErrors = useForm(
+    'SitemapAiPanel',
+    (state) => (state.errors as Record<string, unknown>)[ATTRIBUTE],
+  );
   const disabled = readOnly || formDisabled;
 
   // Until the editor changes something, the form has no value: the stored one applies.
-  const metadata = React.useMemo(() => readEntryMetadata(formValue !== undefined ? formValue : stored), [formValue, stored]);
+  const metadata = React.useMemo(
+    () => readEntryMetadata(formValue !== undefined ? formValue : stored),
+    [formValue, stored],
+  );
   const update = (next: EntryMetadata) => onFormChange(ATTRIBUTE, cleanEntryMetadata(next));
 
   const { sensitive, reason, fragments: fragmentOverrides, ...entryOverride } = metadata;
@@ -90,7 +125,9 @@ export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, rea
 
   const invalid =
     Object.keys(validateOverride(entryOverride)).length > 0 ||
-    Object.values(fragmentOverrides ?? {}).some((override) => Object.keys(validateOverride(override)).length > 0);
+    Object.values(fragmentOverrides ?? {}).some(
+      (override) => Object.keys(validateOverride(override)).length > 0,
+    );
 
   return (
     <Flex direction="column" alignItems="stretch" gap={4} width="100%">
@@ -122,7 +159,9 @@ export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, rea
           <Loader small>{t('panel.loading')}</Loader>
         </Flex>
       ) : null}
-      {error ? <RequestErrorState title={t('panel.loadError')} error={error} onRetry={onRetry} /> : null}
+      {error ? (
+        <RequestErrorState title={t('panel.loadError')} error={error} onRetry={onRetry} />
+      ) : null}
       {data?.sensitive ? (
         <Box padding={3} hasRadius background="neutral100" borderColor="neutral200" role="status">
           <Typography variant="pi">{t('panel.sensitive')}</Typography>
@@ -148,7 +187,9 @@ export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, rea
       <Checkbox
         name={`${ATTRIBUTE}.sensitive`}
         checked={sensitive === true}
-        onCheckedChange={(checked) => update({ ...metadata, sensitive: checked === true ? true : undefined })}
+        onCheckedChange={(checked) =>
+          update({ ...metadata, sensitive: checked === true ? true : undefined })
+        }
         disabled={disabled}
       >
         {t('fields.sensitive')}
@@ -164,11 +205,17 @@ export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, rea
         disabled={disabled}
       />
 
-      <Field.Root name={`${ATTRIBUTE}.reason`} hint={t('fields.reasonHint')} error={errorAt(serverErrors, 'reason')}>
+      <Field.Root
+        name={`${ATTRIBUTE}.reason`}
+        hint={t('fields.reasonHint')}
+        error={errorAt(serverErrors, 'reason')}
+      >
         <Field.Label>{t('fields.reason')}</Field.Label>
         <Textarea
           value={reason ?? ''}
-          onChange={(event: React.ChangeEvent<HTMLTextAreaElement>) => update({ ...metadata, reason: event.target.value })}
+          onChange={(event: React.ChangeEvent<HTMLTextAreaElement>) =>
+            update({ ...metadata, reason: event.target.value })
+          }
           disabled={disabled}
         />
         <Field.Error />
@@ -210,7 +257,12 @@ export function EntryPanel({ unsaved, stored, data, loading, error, onRetry, rea
                 key={fragment.id}
                 fragment={fragment}
                 override={fragmentOverrides?.[fragment.id] ?? {}}
-                onChange={(override) => update({ ...metadata, fragments: { ...fragmentOverrides, [fragment.id]: override } })}
+                onChange={(override) =>
+                  update({
+                    ...metadata,
+                    fragments: { ...fragmentOverrides, [fragment.id]: override },
+                  })
+                }
                 inherited={forFragments}
                 licenses={licenses}
                 serverErrors={errorsBelow(serverErrors, `fragments.${fragment.id}`)}

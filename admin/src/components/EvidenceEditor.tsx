@@ -48,11 +48,17 @@ export function EvidenceEditor({ name, value, onChange, errors, disabled }: Evid
                 <Trash />
               </IconButton>
             </Flex>
-            <Field.Root name={`${name}.${index}.rel`} error={problem(`${index}.rel`)} hint={t('evidence.relHint')}>
+            <Field.Root
+              name={`${name}.${index}.rel`}
+              error={problem(`${index}.rel`)}
+              hint={t('evidence.relHint')}
+            >
               <Field.Label>{t('evidence.rel')}</Field.Label>
               <TextInput
                 value={link.rel}
-                onChange={(event: React.ChangeEvent<HTMLInputElement>) => update(index, { rel: event.target.value })}
+                onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
+                  update(index, { rel: event.target.value })
+                }
                 disabled={disabled}
               />
               <Field.Error />
@@ -64,7 +70,9 @@ export function EvidenceEditor({ name, value, onChange, errors, disabled }: Evid
                 type="url"
                 placeholder="https://"
                 value={link.url}
-                onChange={(event: React.ChangeEvent<HTMLInputElement>) => update(index, { url: event.target.value.trim() })}
+                onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
+                  update(index, { url: event.target.value.trim() })
+                }
                 disabled={disabled}
               />
               <Field.Error />
@@ -73,7 +81,11 @@ export function EvidenceEditor({ name, value, onChange, errors, disabled }: Evid
               <Field.Label>{t('evidence.linkTitle')}</Field.Label>
               <TextInput
                 value={link.title ?? ''}
-                onChange={(event: React.ChangeEvent<HTMLInputElement>) => update(index, { title: event.target.value === '' ? undefined : event.target.value })}
+                onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
+                  update(index, {
+                    title: event.target.value === '' ? undefined : event.target.value,
+                  })
+                }
                 disabled={disabled}
               />
               <Field.Error />

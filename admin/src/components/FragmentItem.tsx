@@ -21,7 +21,15 @@ interface FragmentItemProps {
 }
 
 /** One fragment of the entry, expandable to its per-fragment overrides (`sitemapAi.fragments[<id>]`). */
-export function FragmentItem({ fragment, override, onChange, inherited, licenses, serverErrors, disabled }: FragmentItemProps) {
+export function FragmentItem({
+  fragment,
+  override,
+  onChange,
+  inherited,
+  licenses,
+  serverErrors,
+  disabled,
+}: FragmentItemProps) {
   const t = useTranslate();
   const overridden = Object.keys(override).length > 0;
   const excluded = fragment.excluded === true || override.exclude === true;
@@ -40,7 +48,11 @@ export function FragmentItem({ fragment, override, onChange, inherited, licenses
   return (
     <Accordion.Item value={fragment.id}>
       <Accordion.Header>
-        <Accordion.Trigger icon={icon} iconProps={{ fill: excluded ? 'neutral500' : STATE_COLORS[fragment.state] }} title={`${title} (${summary})`}>
+        <Accordion.Trigger
+          icon={icon}
+          iconProps={{ fill: excluded ? 'neutral500' : STATE_COLORS[fragment.state] }}
+          title={`${title} (${summary})`}
+        >
           {title}
           <VisuallyHidden> ({summary})</VisuallyHidden>
         </Accordion.Trigger>
@@ -54,7 +66,9 @@ export function FragmentItem({ fragment, override, onChange, inherited, licenses
                 {t(FRAGMENT_TYPE_LABELS[fragment.type])}
               </Typography>
               <Typography variant="pi" textColor="neutral600">
-                {fragment.published ? t('fragment.published', { version: fragment.published.version }) : t('fragment.unpublished')}
+                {fragment.published
+                  ? t('fragment.published', { version: fragment.published.version })
+                  : t('fragment.unpublished')}
               </Typography>
             </Flex>
             <Flex direction="column" alignItems="stretch" gap={1}>

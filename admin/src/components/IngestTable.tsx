@@ -47,7 +47,10 @@ export function IngestTable({ rows }: { rows: IngestRow[] }) {
             </Td>
             <Td>
               <Typography>
-                {t('ingest.okValue', { ok: row.ok, percent: row.requests > 0 ? Math.round((row.ok / row.requests) * 100) : 0 })}
+                {t('ingest.okValue', {
+                  ok: row.ok,
+                  percent: row.requests > 0 ? Math.round((row.ok / row.requests) * 100) : 0,
+                })}
               </Typography>
             </Td>
             <Td>

@@ -24,7 +24,18 @@ interface LicenseSelectProps {
 }
 
 /** A configured licence, "inherit", or a custom licence URI typed by hand. */
-export function LicenseSelect({ name, label, value, onChange, licenses, inherited, allowInherit = true, disabled, error, hint }: LicenseSelectProps) {
+export function LicenseSelect({
+  name,
+  label,
+  value,
+  onChange,
+  licenses,
+  inherited,
+  allowInherit = true,
+  disabled,
+  error,
+  hint,
+}: LicenseSelectProps) {
   const t = useTranslate();
   const isConfigured = value !== undefined && licenses.some((license) => license.uri === value);
   // "Custom" stays chosen while the editor has not typed a URI yet.
@@ -34,7 +45,10 @@ export function LicenseSelect({ name, label, value, onChange, licenses, inherite
 
   const labelOf = (uri: string) => licenses.find((license) => license.uri === uri)?.label ?? uri;
   const inheritLabel = inherited
-    ? t('license.inheritFrom', { value: labelOf(inherited.value), source: t(SOURCE_LABELS[inherited.source]) })
+    ? t('license.inheritFrom', {
+        value: labelOf(inherited.value),
+        source: t(SOURCE_LABELS[inherited.source]),
+      })
     : t('license.inherit');
 
   const choose = (next: string | number) => {
@@ -51,8 +65,15 @@ export function LicenseSelect({ name, label, value, onChange, licenses, inherite
     <Flex direction="column" alignItems="stretch" gap={2}>
       <Field.Root name={name} hint={custom ? undefined : hint} error={custom ? undefined : error}>
         <Field.Label>{label}</Field.Label>
-        <SingleSelect value={selected} onChange={choose} disabled={disabled} placeholder={t('license.choose')}>
-          {allowInherit ? <SingleSelectOption value={INHERIT}>{inheritLabel}</SingleSelectOption> : null}
+        <SingleSelect
+          value={selected}
+          onChange={choose}
+          disabled={disabled}
+          placeholder={t('license.choose')}
+        >
+          {allowInherit ? (
+            <SingleSelectOption value={INHERIT}>{inheritLabel}</SingleSelectOption>
+          ) : null}
           {licenses.map((license) => (
             <SingleSelectOption key={license.uri} value={license.uri}>
               {license.label}

@@ -1,6 +1,11 @@
 import * as React from 'react';
 import { Checkbox, Field, Flex, NumberInput, Textarea, Typography } from '@strapi/design-system';
-import type { MetadataOverride, PolicySource, Usage, UsageKind } from '../../../shared/contracts/admin';
+import type {
+  MetadataOverride,
+  PolicySource,
+  Usage,
+  UsageKind,
+} from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 import { USAGE_KINDS, errorAt, errorsBelow, isEntityId, validateOverride } from '../utils/metadata';
 import { EvidenceEditor } from './EvidenceEditor';
@@ -32,10 +37,20 @@ interface MetadataFieldsProps {
  * The fields an editor may set on an entry or on one fragment (SPEC §7):
  * licence, usage, evidence, topics, entity ids, stability pin, citation.
  */
-export function MetadataFields({ name, value, onChange, inherited, licenses, withExclude, serverErrors = {}, disabled }: MetadataFieldsProps) {
+export function MetadataFields({
+  name,
+  value,
+  onChange,
+  inherited,
+  licenses,
+  withExclude,
+  serverErrors = {},
+  disabled,
+}: MetadataFieldsProps) {
   const t = useTranslate();
   const problems = React.useMemo(() => validateOverride(value), [value]);
-  const set = <K extends keyof MetadataOverride>(key: K, next: MetadataOverride[K]) => onChange({ ...value, [key]: next });
+  const set = <K extends keyof MetadataOverride>(key: K, next: MetadataOverride[K]) =>
+    onChange({ ...value, [key]: next });
   // A problem found here wins (it is current); otherwise what the server said on the last save.
   const error = (key: keyof typeof problems | string): string | undefined =>
     problems[key] ? t(problems[key]) : errorAt(serverErrors, key);
@@ -136,11 +151,17 @@ export function MetadataFields({ name, value, onChange, inherited, licenses, wit
         <Field.Hint />
       </Field.Root>
 
-      <Field.Root name={`${name}.citation.apa`} hint={t('fields.citationHint')} error={error('citation.apa')}>
+      <Field.Root
+        name={`${name}.citation.apa`}
+        hint={t('fields.citationHint')}
+        error={error('citation.apa')}
+      >
         <Field.Label>{t('fields.citationApa')}</Field.Label>
         <Textarea
           value={value.citation?.apa ?? ''}
-          onChange={(event: React.ChangeEvent<HTMLTextAreaElement>) => set('citation', { ...value.citation, apa: event.target.value || undefined })}
+          onChange={(event: React.ChangeEvent<HTMLTextAreaElement>) =>
+            set('citation', { ...value.citation, apa: event.target.value || undefined })
+          }
           disabled={disabled}
         />
         <Field.Error />

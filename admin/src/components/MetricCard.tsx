@@ -22,8 +22,15 @@ export function MetricCard({ label, value, target, ok }: MetricCardProps) {
         </Typography>
         {target ? (
           <Flex gap={1} alignItems="center">
-            {ok === undefined ? null : ok ? <CheckCircle fill="success600" aria-hidden /> : <WarningCircle fill="danger600" aria-hidden />}
-            <Typography variant="pi" textColor={ok === undefined ? 'neutral600' : ok ? 'success700' : 'danger700'}>
+            {ok === undefined ? null : ok ? (
+              <CheckCircle fill="success600" aria-hidden />
+            ) : (
+              <WarningCircle fill="danger600" aria-hidden />
+            )}
+            <Typography
+              variant="pi"
+              textColor={ok === undefined ? 'neutral600' : ok ? 'success700' : 'danger700'}
+            >
               {target}
             </Typography>
           </Flex>

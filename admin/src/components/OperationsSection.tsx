@@ -15,11 +15,19 @@ interface OperationsSectionProps {
 }
 
 /** Rebuild schedule, public rate limit and access-log retention. */
-export function OperationsSection({ settings, onChange, errors, disabled }: OperationsSectionProps) {
+export function OperationsSection({
+  settings,
+  onChange,
+  errors,
+  disabled,
+}: OperationsSectionProps) {
   const t = useTranslate();
   const { schedule, rateLimit } = settings;
   return (
-    <SectionCard title={t('settings.operations.title')} description={t('settings.operations.description')}>
+    <SectionCard
+      title={t('settings.operations.title')}
+      description={t('settings.operations.description')}
+    >
       <Grid.Root gap={4}>
         <Grid.Item col={4} s={12} direction="column" alignItems="stretch">
           <ToggleField
@@ -58,7 +66,9 @@ export function OperationsSection({ settings, onChange, errors, disabled }: Oper
             name="rateLimit.max"
             label={t('settings.rateLimit.max')}
             value={rateLimit.max}
-            onChange={(max) => onChange({ ...settings, rateLimit: { ...rateLimit, max: numberOrUnset(max) } })}
+            onChange={(max) =>
+              onChange({ ...settings, rateLimit: { ...rateLimit, max: numberOrUnset(max) } })
+            }
             error={errors['rateLimit.max']}
             disabled={disabled}
           />
@@ -68,7 +78,12 @@ export function OperationsSection({ settings, onChange, errors, disabled }: Oper
             name="rateLimit.windowSeconds"
             label={t('settings.rateLimit.window')}
             value={rateLimit.windowSeconds}
-            onChange={(windowSeconds) => onChange({ ...settings, rateLimit: { ...rateLimit, windowSeconds: numberOrUnset(windowSeconds) } })}
+            onChange={(windowSeconds) =>
+              onChange({
+                ...settings,
+                rateLimit: { ...rateLimit, windowSeconds: numberOrUnset(windowSeconds) },
+              })
+            }
             error={errors['rateLimit.windowSeconds']}
             disabled={disabled}
           />
@@ -79,7 +94,9 @@ export function OperationsSection({ settings, onChange, errors, disabled }: Oper
             label={t('settings.accessLog.retention')}
             hint={t('settings.accessLog.retentionHint')}
             value={settings.accessLogRetentionDays}
-            onChange={(days) => onChange({ ...settings, accessLogRetentionDays: numberOrUnset(days) })}
+            onChange={(days) =>
+              onChange({ ...settings, accessLogRetentionDays: numberOrUnset(days) })
+            }
             error={errors.accessLogRetentionDays}
             disabled={disabled}
           />

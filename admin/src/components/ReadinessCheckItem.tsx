@@ -17,10 +17,20 @@ export function ReadinessCheckItem({ check }: { check: ReadinessCheck }) {
   const hidden = check.failures.length - shown.length;
   const more = check.failureCount - check.failures.length;
   return (
-    <Box tag="li" padding={4} hasRadius borderColor={check.ok ? 'neutral200' : 'danger200'} background={check.ok ? 'neutral0' : 'danger100'}>
+    <Box
+      tag="li"
+      padding={4}
+      hasRadius
+      borderColor={check.ok ? 'neutral200' : 'danger200'}
+      background={check.ok ? 'neutral0' : 'danger100'}
+    >
       <Flex direction="column" alignItems="stretch" gap={2}>
         <Flex gap={2} alignItems="center">
-          {check.ok ? <CheckCircle fill="success600" aria-hidden /> : <CrossCircle fill="danger600" aria-hidden />}
+          {check.ok ? (
+            <CheckCircle fill="success600" aria-hidden />
+          ) : (
+            <CrossCircle fill="danger600" aria-hidden />
+          )}
           <Typography fontWeight="bold">{label}</Typography>
           <Typography variant="pi" textColor={check.ok ? 'success700' : 'danger700'}>
             {check.ok ? t('readiness.ok') : t('readiness.failing', { count: check.failureCount })}
@@ -53,7 +63,9 @@ export function ReadinessCheckItem({ check }: { check: ReadinessCheck }) {
         {hidden > 0 || expanded ? (
           <Box>
             <TextButton onClick={() => setExpanded(!expanded)}>
-              {expanded ? t('readiness.showFewer') : t('readiness.showAll', { count: check.failures.length })}
+              {expanded
+                ? t('readiness.showFewer')
+                : t('readiness.showAll', { count: check.failures.length })}
             </TextButton>
           </Box>
         ) : null}

@@ -5,7 +5,13 @@ import { useTranslate } from '../hooks/useTranslate';
 import { ReadinessCheckItem } from './ReadinessCheckItem';
 
 /** The seed's pre-deployment checklist, as the plugin checks it on the current snapshot. */
-export function ReadinessChecklist({ checks, checkedAt }: { checks: ReadinessCheck[]; checkedAt?: string }) {
+export function ReadinessChecklist({
+  checks,
+  checkedAt,
+}: {
+  checks: ReadinessCheck[];
+  checkedAt?: string;
+}) {
   const t = useTranslate();
   const { formatDate } = useIntl();
   const passing = checks.filter((check) => check.ok).length;
@@ -13,7 +19,9 @@ export function ReadinessChecklist({ checks, checkedAt }: { checks: ReadinessChe
     <Flex direction="column" alignItems="stretch" gap={3}>
       <Typography variant="pi" textColor="neutral600">
         {t('readiness.passing', { passing, total: checks.length })}
-        {checkedAt ? ` · ${t('readiness.checkedAt', { when: formatDate(checkedAt, { dateStyle: 'short', timeStyle: 'short' }) })}` : ''}
+        {checkedAt
+          ? ` · ${t('readiness.checkedAt', { when: formatDate(checkedAt, { dateStyle: 'short', timeStyle: 'short' }) })}`
+          : ''}
       </Typography>
       <Flex tag="ul" direction="column" alignItems="stretch" gap={2}>
         {checks.map((check) => (

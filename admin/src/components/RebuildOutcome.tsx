@@ -11,7 +11,14 @@ export function RebuildOutcome({ state }: { state: RebuildState }) {
   if (state.status === 'idle') return null;
   if (state.status === 'running') {
     return (
-      <Box padding={4} hasRadius background="primary100" borderColor="primary200" role="status" aria-live="polite">
+      <Box
+        padding={4}
+        hasRadius
+        background="primary100"
+        borderColor="primary200"
+        role="status"
+        aria-live="polite"
+      >
         <Flex gap={3} alignItems="center">
           <Loader small>{t('rebuild.running')}</Loader>
           <Typography textColor="primary700">{t('rebuild.running')}</Typography>
@@ -19,7 +26,8 @@ export function RebuildOutcome({ state }: { state: RebuildState }) {
       </Box>
     );
   }
-  if (state.status === 'error') return <RequestErrorState title={t('rebuild.failed')} error={state.error} />;
+  if (state.status === 'error')
+    return <RequestErrorState title={t('rebuild.failed')} error={state.error} />;
 
   const { snapshot, skipped, locked, failures } = state.answer;
   const message = locked
@@ -46,7 +54,11 @@ export function RebuildOutcome({ state }: { state: RebuildState }) {
     >
       <Flex direction="column" alignItems="stretch" gap={2}>
         <Flex gap={2} alignItems="center">
-          {changed ? <CheckCircle fill="success600" aria-hidden /> : <Information fill="neutral600" aria-hidden />}
+          {changed ? (
+            <CheckCircle fill="success600" aria-hidden />
+          ) : (
+            <Information fill="neutral600" aria-hidden />
+          )}
           <Typography fontWeight="bold" textColor={changed ? 'success700' : 'neutral800'}>
             {message}
           </Typography>

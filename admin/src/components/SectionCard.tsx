@@ -10,7 +10,15 @@ interface SectionCardProps {
 /** A white card with a heading, as Strapi's own settings pages group their fields. */
 export function SectionCard({ title, description, children }: SectionCardProps) {
   return (
-    <Box background="neutral0" hasRadius shadow="filterShadow" paddingTop={6} paddingBottom={6} paddingLeft={7} paddingRight={7}>
+    <Box
+      background="neutral0"
+      hasRadius
+      shadow="filterShadow"
+      paddingTop={6}
+      paddingBottom={6}
+      paddingLeft={7}
+      paddingRight={7}
+    >
       <Flex direction="column" alignItems="stretch" gap={4}>
         <Flex direction="column" alignItems="stretch" gap={1}>
           <Typography variant="delta" tag="h2">

@@ -32,7 +32,10 @@ export function SettingsForm({ data, canUpdate, onSaved }: SettingsFormProps) {
   const [draft, setDraft] = React.useState<EditableSettings>(data.settings);
   const [errors, setErrors] = React.useState<FieldErrors>({});
   const disabled = !canUpdate || saving;
-  const modified = React.useMemo(() => JSON.stringify(draft) !== JSON.stringify(data.settings), [draft, data.settings]);
+  const modified = React.useMemo(
+    () => JSON.stringify(draft) !== JSON.stringify(data.settings),
+    [draft, data.settings],
+  );
 
   // New stored settings (after a save or a reload) replace the draft, adjusted during render.
   const [shown, setShown] = React.useState(data.settings);
@@ -73,16 +76,22 @@ export function SettingsForm({ data, canUpdate, onSaved }: SettingsFormProps) {
     } else {
       toggleNotification({
         type: 'danger',
-        message: error.status === 404 ? t('error.notAvailable') : t('settings.saveFailed', { message: error.message }),
+        message:
+          error.status === 404
+            ? t('error.notAvailable')
+            : t('settings.saveFailed', { message: error.message }),
       });
     }
   };
 
   const typeUids = [
     ...data.availableTypes.map((type) => type.uid),
-    ...Object.keys(draft.contentTypes).filter((uid) => !data.availableTypes.some((type) => type.uid === uid)),
+    ...Object.keys(draft.contentTypes).filter(
+      (uid) => !data.availableTypes.some((type) => type.uid === uid),
+    ),
   ];
-  const displayName = (uid: string) => data.availableTypes.find((type) => type.uid === uid)?.displayName ?? uid;
+  const displayName = (uid: string) =>
+    data.availableTypes.find((type) => type.uid === uid)?.displayName ?? uid;
   const errorCount = Object.keys(errors).length;
 
   return (
@@ -92,7 +101,12 @@ export function SettingsForm({ data, canUpdate, onSaved }: SettingsFormProps) {
         subtitle={t('settings.subtitle')}
         primaryAction={
           canUpdate ? (
-            <Button type="submit" startIcon={<Check />} loading={saving} disabled={!modified || saving}>
+            <Button
+              type="submit"
+              startIcon={<Check />}
+              loading={saving}
+              disabled={!modified || saving}
+            >
               {t('settings.save')}
             </Button>
           ) : null
@@ -115,9 +129,18 @@ export function SettingsForm({ data, canUpdate, onSaved }: SettingsFormProps) {
             </Box>
           ) : null}
 
-          <SiteDefaultsSection settings={draft} licenses={data.licenses} onChange={change} errors={errors} disabled={disabled} />
+          <SiteDefaultsSection
+            settings={draft}
+            licenses={data.licenses}
+            onChange={change}
+            errors={errors}
+            disabled={disabled}
+          />
 
-          <SectionCard title={t('settings.types.title')} description={t('settings.types.description')}>
+          <SectionCard
+            title={t('settings.types.title')}
+            description={t('settings.types.description')}
+          >
             {typeUids.length === 0 ? (
               <Typography variant="pi" textColor="neutral600">
                 {t('settings.types.empty')}
@@ -131,24 +154,35 @@ export function SettingsForm({ data, canUpdate, onSaved }: SettingsFormProps) {
                 value={draft.contentTypes[uid]}
                 defaults={draft.defaults}
                 licenses={data.licenses}
-                onChange={(value) => change({ ...draft, contentTypes: { ...draft.contentTypes, [uid]: value } })}
+                onChange={(value) =>
+                  change({ ...draft, contentTypes: { ...draft.contentTypes, [uid]: value } })
+                }
                 errors={errors}
                 disabled={disabled}
               />
             ))}
           </SectionCard>
 
-          <OperationsSection settings={draft} onChange={change} errors={errors} disabled={disabled} />
+          <OperationsSection
+            settings={draft}
+            onChange={change}
+            errors={errors}
+            disabled={disabled}
+          />
 
           <WebhookSubscribersSection
             subscribers={draft.webhooks.subscribers}
-            onChange={(subscribers) => change({ ...draft, webhooks: { ...draft.webhooks, subscribers } })}
+            onChange={(subscribers) =>
+              change({ ...draft, webhooks: { ...draft.webhooks, subscribers } })
+            }
             errors={errors}
             disabled={disabled}
           />
 
           <Typography variant="pi" textColor="neutral600">
-            {data.updatedAt ? t('settings.updatedAt', { date: new Date(data.updatedAt) }) : t('settings.fileOnly')}
+            {data.updatedAt
+              ? t('settings.updatedAt', { date: new Date(data.updatedAt) })
+              : t('settings.fileOnly')}
           </Typography>
         </Flex>
       </Layouts.Content>

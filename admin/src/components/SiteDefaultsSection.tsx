@@ -19,10 +19,17 @@ interface SiteDefaultsSectionProps {
 }
 
 /** Site URL and the site-wide defaults every content type and entry inherits (SPEC §3 policy cascade). */
-export function SiteDefaultsSection({ settings, licenses, onChange, errors, disabled }: SiteDefaultsSectionProps) {
+export function SiteDefaultsSection({
+  settings,
+  licenses,
+  onChange,
+  errors,
+  disabled,
+}: SiteDefaultsSectionProps) {
   const t = useTranslate();
   const { defaults } = settings;
-  const setDefaults = (next: Partial<EditableSettings['defaults']>) => onChange({ ...settings, defaults: { ...defaults, ...next } });
+  const setDefaults = (next: Partial<EditableSettings['defaults']>) =>
+    onChange({ ...settings, defaults: { ...defaults, ...next } });
 
   return (
     <SectionCard title={t('settings.site.title')} description={t('settings.site.description')}>
@@ -58,7 +65,9 @@ export function SiteDefaultsSection({ settings, licenses, onChange, errors, disa
               name={`defaults.usage.${kind}`}
               kind={kind}
               value={defaults.usage[kind]}
-              onChange={(value) => value && setDefaults({ usage: { ...defaults.usage, [kind]: value } })}
+              onChange={(value) =>
+                value && setDefaults({ usage: { ...defaults.usage, [kind]: value } })
+              }
               allowInherit={false}
               error={errors[`defaults.usage.${kind}`]}
               disabled={disabled}
@@ -66,11 +75,19 @@ export function SiteDefaultsSection({ settings, licenses, onChange, errors, disa
           </Grid.Item>
         ))}
         <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
-          <Field.Root name="defaults.embedding.chunk" error={errors['defaults.embedding.chunk']} hint={t('settings.chunkHint')}>
+          <Field.Root
+            name="defaults.embedding.chunk"
+            error={errors['defaults.embedding.chunk']}
+            hint={t('settings.chunkHint')}
+          >
             <Field.Label>{t('settings.chunk')}</Field.Label>
             <SingleSelect
               value={defaults.embedding.chunk}
-              onChange={(chunk) => setDefaults({ embedding: { ...defaults.embedding, chunk: String(chunk) as ChunkRule } })}
+              onChange={(chunk) =>
+                setDefaults({
+                  embedding: { ...defaults.embedding, chunk: String(chunk) as ChunkRule },
+                })
+              }
               disabled={disabled}
             >
               {CHUNK_RULES.map((rule) => (
@@ -88,7 +105,11 @@ export function SiteDefaultsSection({ settings, licenses, onChange, errors, disa
             name="defaults.embedding.maxTokens"
             label={t('settings.maxTokens')}
             value={defaults.embedding.maxTokens}
-            onChange={(maxTokens) => setDefaults({ embedding: { ...defaults.embedding, maxTokens: numberOrUnset(maxTokens) } })}
+            onChange={(maxTokens) =>
+              setDefaults({
+                embedding: { ...defaults.embedding, maxTokens: numberOrUnset(maxTokens) },
+              })
+            }
             error={errors['defaults.embedding.maxTokens']}
             disabled={disabled}
           />

@@ -25,7 +25,12 @@ const UNSAVED_DOCUMENT_ID = '_unsaved_';
  * 400 means not indexed (no panel), 404 `NotFoundError` means the entry has no
  * draft in this locale yet (the panel, with a "save first" note).
  */
-export const SitemapAiPanel: PanelComponent = ({ model, documentId, document, activeTab }: PanelComponentProps) => {
+export const SitemapAiPanel: PanelComponent = ({
+  model,
+  documentId,
+  document,
+  activeTab,
+}: PanelComponentProps) => {
   const t = useTranslate();
   const { allowedActions, isLoading: rbacLoading } = useRBAC(PERMISSIONS.editFields);
   const [{ query }] = useQueryParams<LocaleQuery>();
@@ -33,9 +38,14 @@ export const SitemapAiPanel: PanelComponent = ({ model, documentId, document, ac
 
   const stored = (document as Record<string, unknown> | undefined)?.sitemapAi;
   const documentLocale = (document as { locale?: unknown } | undefined)?.locale;
-  const locale = typeof documentLocale === 'string' ? documentLocale : (query.plugins?.i18n?.locale ?? null);
+  const locale =
+    typeof documentLocale === 'string' ? documentLocale : (query.plugins?.i18n?.locale ?? null);
 
-  const panel = useEntryPanelData(canEdit ? model : null, documentId ?? UNSAVED_DOCUMENT_ID, locale);
+  const panel = useEntryPanelData(
+    canEdit ? model : null,
+    documentId ?? UNSAVED_DOCUMENT_ID,
+    locale,
+  );
 
   // Fragments are those of the saved draft: ask again after each save.
   const updatedAt = (document as { updatedAt?: unknown } | undefined)?.updatedAt;
@@ -55,7 +65,8 @@ export const SitemapAiPanel: PanelComponent = ({ model, documentId, document, ac
   // 400: not an indexed content type; 403: this user may not read the type in the Content Manager.
   if (error && (error.status === 400 || error.status === 403)) return null;
   // Strapi answers an unknown route with a bare "Not Found": that is an old server, not an unsaved entry.
-  const noDraftYet = error?.status === 404 && error.name === 'NotFoundError' && error.message !== 'Not Found';
+  const noDraftYet =
+    error?.status === 404 && error.name === 'NotFoundError' && error.message !== 'Not Found';
   const unsaved = documentId === undefined || noDraftYet;
 
   return {
@@ -66,7 +77,9 @@ export const SitemapAiPanel: PanelComponent = ({ model, documentId, document, ac
         stored={stored}
         data={panel.data}
         loading={panel.status === 'loading'}
-        error={noDraftYet || (documentId === undefined && error?.status === 404) ? undefined : error}
+        error={
+          noDraftYet || (documentId === undefined && error?.status === 404) ? undefined : error
+        }
         onRetry={reload}
         readOnly={activeTab === 'published'}
       />

@@ -53,16 +53,22 @@ export function SnapshotsTable({ snapshots }: { snapshots: SnapshotSummary[] }) 
               <Typography fontWeight="bold">#{snapshot.id}</Typography>
             </Td>
             <Td>
-              <Typography>{formatDate(snapshot.created_at, { dateStyle: 'medium', timeStyle: 'short' })}</Typography>
+              <Typography>
+                {formatDate(snapshot.created_at, { dateStyle: 'medium', timeStyle: 'short' })}
+              </Typography>
             </Td>
             <Td>
               <Typography>{snapshot.item_count}</Typography>
             </Td>
             <Td>
-              <Typography title={t('snapshots.changesTitle', snapshot.changes)}>{formatChanges(snapshot.changes)}</Typography>
+              <Typography title={t('snapshots.changesTitle', snapshot.changes)}>
+                {formatChanges(snapshot.changes)}
+              </Typography>
             </Td>
             <Td>
-              <Typography>{TRIGGERS[snapshot.trigger] ? t(TRIGGERS[snapshot.trigger]!) : snapshot.trigger}</Typography>
+              <Typography>
+                {TRIGGERS[snapshot.trigger] ? t(TRIGGERS[snapshot.trigger]!) : snapshot.trigger}
+              </Typography>
             </Td>
             <Td>
               <Typography>{formatDuration(snapshot.duration_ms)}</Typography>

@@ -19,7 +19,16 @@ interface TagsInputProps {
 }
 
 /** A list of short labels: typed, then added with Enter or a comma (or when the input loses focus); removed by their ✕. */
-export function TagsInput({ name, label, hint, value, onChange, validate, error, disabled }: TagsInputProps) {
+export function TagsInput({
+  name,
+  label,
+  hint,
+  value,
+  onChange,
+  validate,
+  error,
+  disabled,
+}: TagsInputProps) {
   const t = useTranslate();
   const [draft, setDraft] = React.useState('');
   const [problem, setProblem] = React.useState<MetadataProblem | null>(null);

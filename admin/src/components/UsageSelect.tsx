@@ -20,11 +20,23 @@ interface UsageSelectProps {
 }
 
 /** allow / deny / allow-with-citation for one usage kind, with "inherit (<value> from <source>)" when it may be left unset. */
-export function UsageSelect({ name, kind, value, onChange, inherited, allowInherit = true, disabled, error }: UsageSelectProps) {
+export function UsageSelect({
+  name,
+  kind,
+  value,
+  onChange,
+  inherited,
+  allowInherit = true,
+  disabled,
+  error,
+}: UsageSelectProps) {
   const t = useTranslate();
   const inheritLabel =
     inherited?.value !== undefined && inherited.source !== undefined
-      ? t('usage.inheritFrom', { value: t(USAGE_VALUE_LABELS[inherited.value]), source: t(SOURCE_LABELS[inherited.source]) })
+      ? t('usage.inheritFrom', {
+          value: t(USAGE_VALUE_LABELS[inherited.value]),
+          source: t(SOURCE_LABELS[inherited.source]),
+        })
       : t('usage.inherit');
   return (
     <Field.Root name={name} error={error}>
@@ -35,7 +47,9 @@ export function UsageSelect({ name, kind, value, onChange, inherited, allowInher
         disabled={disabled}
         placeholder={t('usage.choose')}
       >
-        {allowInherit ? <SingleSelectOption value={INHERIT}>{inheritLabel}</SingleSelectOption> : null}
+        {allowInherit ? (
+          <SingleSelectOption value={INHERIT}>{inheritLabel}</SingleSelectOption>
+        ) : null}
         {USAGE_VALUES.map((option) => (
           <SingleSelectOption key={option} value={option}>
             {t(USAGE_VALUE_LABELS[option])}

@@ -24,7 +24,14 @@ function generateSecret(): string {
 }
 
 /** One webhook subscriber: URL, HMAC secret, "Send test event" with the receiver's answer, remove. */
-export function WebhookSubscriberRow({ index, value, onChange, onRemove, errors, disabled }: WebhookSubscriberRowProps) {
+export function WebhookSubscriberRow({
+  index,
+  value,
+  onChange,
+  onRemove,
+  errors,
+  disabled,
+}: WebhookSubscriberRowProps) {
   const t = useTranslate();
   const { state, send } = useWebhookTest();
   const name = (field: string) => `webhooks.subscribers.${index}.${field}`;
@@ -52,7 +59,9 @@ export function WebhookSubscriberRow({ index, value, onChange, onRemove, errors,
               name={name('secret')}
               type="password"
               label={t('settings.webhooks.secret')}
-              hint={stored ? t('settings.webhooks.secretStored') : t('settings.webhooks.secretHint')}
+              hint={
+                stored ? t('settings.webhooks.secretStored') : t('settings.webhooks.secretHint')
+              }
               value={value.secret}
               onChange={(secret) => onChange({ ...value, secret })}
               error={errors[name('secret')]}
@@ -60,7 +69,11 @@ export function WebhookSubscriberRow({ index, value, onChange, onRemove, errors,
               required
               endAction={
                 disabled ? undefined : (
-                  <IconButton label={t('settings.webhooks.generate')} variant="ghost" onClick={() => onChange({ ...value, secret: generateSecret() })}>
+                  <IconButton
+                    label={t('settings.webhooks.generate')}
+                    variant="ghost"
+                    onClick={() => onChange({ ...value, secret: generateSecret() })}
+                  >
                     <Key />
                   </IconButton>
                 )
@@ -79,7 +92,13 @@ export function WebhookSubscriberRow({ index, value, onChange, onRemove, errors,
           >
             {t('settings.webhooks.test')}
           </Button>
-          <Button variant="danger-light" size="S" startIcon={<Trash />} onClick={onRemove} disabled={disabled}>
+          <Button
+            variant="danger-light"
+            size="S"
+            startIcon={<Trash />}
+            onClick={onRemove}
+            disabled={disabled}
+          >
             {t('settings.webhooks.remove')}
           </Button>
         </Flex>

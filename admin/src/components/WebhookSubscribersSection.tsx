@@ -14,10 +14,18 @@ interface WebhookSubscribersSectionProps {
 }
 
 /** Receivers of the signed `manifest.updated` webhook (SPEC §6 events). */
-export function WebhookSubscribersSection({ subscribers, onChange, errors, disabled }: WebhookSubscribersSectionProps) {
+export function WebhookSubscribersSection({
+  subscribers,
+  onChange,
+  errors,
+  disabled,
+}: WebhookSubscribersSectionProps) {
   const t = useTranslate();
   return (
-    <SectionCard title={t('settings.webhooks.title')} description={t('settings.webhooks.description')}>
+    <SectionCard
+      title={t('settings.webhooks.title')}
+      description={t('settings.webhooks.description')}
+    >
       {subscribers.length === 0 ? (
         <Typography variant="pi" textColor="neutral600">
           {t('settings.webhooks.empty')}
@@ -43,7 +51,11 @@ export function WebhookSubscribersSection({ subscribers, onChange, errors, disab
       ) : null}
       {disabled ? null : (
         <Box>
-          <Button variant="secondary" startIcon={<Plus />} onClick={() => onChange([...subscribers, { url: '', secret: '' }])}>
+          <Button
+            variant="secondary"
+            startIcon={<Plus />}
+            onClick={() => onChange([...subscribers, { url: '', secret: '' }])}
+          >
             {t('settings.webhooks.add')}
           </Button>
         </Box>

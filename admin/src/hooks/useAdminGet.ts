@@ -37,9 +37,13 @@ export function useAdminGet<T>(url: string | null, params?: Record<string, strin
     if (url === null) return undefined;
     let active = true;
     const key = `${url}?${paramsKey}`;
-    get<{ data: T }>(url, paramsKey ? { params: JSON.parse(paramsKey) as Record<string, string> } : undefined)
+    get<{ data: T }>(
+      url,
+      paramsKey ? { params: JSON.parse(paramsKey) as Record<string, string> } : undefined,
+    )
       .then((response) => {
-        if (active) setSettled({ key, tick, status: 'success', data: response.data.data, error: undefined });
+        if (active)
+          setSettled({ key, tick, status: 'success', data: response.data.data, error: undefined });
       })
       .catch((error: unknown) => {
         if (active && !isAbort(error)) {

@@ -7,7 +7,14 @@ import { useAdminGet, type AdminGet } from './useAdminGet';
  * policy, configured licences and fragments as they would be published.
  * A 400 answer means the content type is not indexed.
  */
-export function useEntryPanelData(uid: string | null, documentId: string | undefined, locale: string | null): AdminGet<EntryPanelData> {
-  const url = uid && documentId ? `/${PLUGIN_ID}/entries/${encodeURIComponent(uid)}/${encodeURIComponent(documentId)}` : null;
+export function useEntryPanelData(
+  uid: string | null,
+  documentId: string | undefined,
+  locale: string | null,
+): AdminGet<EntryPanelData> {
+  const url =
+    uid && documentId
+      ? `/${PLUGIN_ID}/entries/${encodeURIComponent(uid)}/${encodeURIComponent(documentId)}`
+      : null;
   return useAdminGet<EntryPanelData>(url, locale ? { locale } : undefined);
 }

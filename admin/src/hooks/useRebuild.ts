@@ -24,7 +24,10 @@ export type RebuildState =
   | { status: 'error'; error: RequestError };
 
 /** "Rebuild now": builds the next snapshot (rebuild permission); the state drives the progress and the outcome shown. */
-export function useRebuild(onDone?: () => void): { state: RebuildState; rebuild: () => Promise<void> } {
+export function useRebuild(onDone?: () => void): {
+  state: RebuildState;
+  rebuild: () => Promise<void>;
+} {
   const { post } = useFetchClient();
   const [state, setState] = React.useState<RebuildState>({ status: 'idle' });
   const rebuild = React.useCallback(async () => {

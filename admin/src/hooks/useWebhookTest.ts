@@ -12,7 +12,11 @@ export type WebhookTestState =
   | { status: 'error'; error: RequestError };
 
 /** POST /sitemap-ai/webhooks/test (settings.update): a signed ping to one URL, answering with the receiver's status and body. */
-export function useWebhookTest(): { state: WebhookTestState; send: (request: WebhookTestRequest) => Promise<void>; reset: () => void } {
+export function useWebhookTest(): {
+  state: WebhookTestState;
+  send: (request: WebhookTestRequest) => Promise<void>;
+  reset: () => void;
+} {
   const { post } = useFetchClient();
   const [state, setState] = React.useState<WebhookTestState>({ status: 'idle' });
   const mounted = React.useRef(true);
@@ -26,7 +30,10 @@ export function useWebhookTest(): { state: WebhookTestState; send: (request: Web
     async (request: WebhookTestRequest) => {
       setState({ status: 'sending' });
       try {
-        const response = await post<{ data: WebhookTestResult }>(`/${PLUGIN_ID}/webhooks/test`, request);
+        const response = await post<{ data: WebhookTestResult }>(
+          `/${PLUGIN_ID}/webhooks/test`,
+          request,
+        );
         if (mounted.current) setState({ status: 'done', result: response.data.data });
       } catch (error) {
         if (mounted.current) setState({ status: 'error', error: toRequestError(error) });

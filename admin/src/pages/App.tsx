@@ -42,7 +42,12 @@ function Dashboard() {
         subtitle={t('dashboard.subtitle')}
         primaryAction={
           allowedActions.canRebuild ? (
-            <Button startIcon={<ArrowClockwise />} loading={running} disabled={running} onClick={() => void rebuild()}>
+            <Button
+              startIcon={<ArrowClockwise />}
+              loading={running}
+              disabled={running}
+              onClick={() => void rebuild()}
+            >
               {t('rebuild.button')}
             </Button>
           ) : null
@@ -63,7 +68,9 @@ function Dashboard() {
 
           <SectionCard title={t('readiness.title')} description={t('readiness.description')}>
             <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
-              {(data) => <ReadinessChecklist checks={data.readiness} checkedAt={data.readinessCheckedAt} />}
+              {(data) => (
+                <ReadinessChecklist checks={data.readiness} checkedAt={data.readinessCheckedAt} />
+              )}
             </RequestView>
           </SectionCard>
 

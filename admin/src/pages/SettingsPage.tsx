@@ -20,13 +20,19 @@ function SettingsView() {
       <>
         <Layouts.Header title={t('plugin.name')} subtitle={t('settings.subtitle')} />
         <Layouts.Content>
-          <RequestErrorState title={t('settings.loadError')} error={request.error} onRetry={request.reload} />
+          <RequestErrorState
+            title={t('settings.loadError')}
+            error={request.error}
+            onRetry={request.reload}
+          />
         </Layouts.Content>
       </>
     );
   }
   if (rbacLoading || !data) return <Page.Loading />;
-  return <SettingsForm data={data} canUpdate={allowedActions.canUpdate === true} onSaved={setSaved} />;
+  return (
+    <SettingsForm data={data} canUpdate={allowedActions.canUpdate === true} onSaved={setSaved} />
+  );
 }
 
 export default function SettingsPage() {

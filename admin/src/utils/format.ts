@@ -1,6 +1,9 @@
 /** `+3 ~1 −0` (added, changed, removed). */
-export const formatChanges = (changes: { added: number; changed: number; removed: number }): string =>
-  `+${changes.added} ~${changes.changed} −${changes.removed}`;
+export const formatChanges = (changes: {
+  added: number;
+  changed: number;
+  removed: number;
+}): string => `+${changes.added} ~${changes.changed} −${changes.removed}`;
 
 /** `340 ms`, `1.2 s`, `2 min 5 s`. */
 export function formatDuration(ms: number): string {

@@ -1,4 +1,12 @@
-import type { ChunkRule, FragmentPreview, FragmentType, PolicySource, ReadinessCheckId, UsageKind, UsageValue } from '../../../shared/contracts/admin';
+import type {
+  ChunkRule,
+  FragmentPreview,
+  FragmentType,
+  PolicySource,
+  ReadinessCheckId,
+  UsageKind,
+  UsageValue,
+} from '../../../shared/contracts/admin';
 import type { MessageKey } from '../hooks/useTranslate';
 
 /** Translation keys of the contract's enums. */
@@ -53,5 +61,11 @@ export const READINESS_LABELS: Record<ReadinessCheckId, MessageKey> = {
   'schema-valid': 'readiness.schema-valid',
 };
 
-export const FRAGMENT_TYPES: readonly FragmentType[] = ['section', 'table', 'figure', 'faq', 'dataset'];
+export const FRAGMENT_TYPES: readonly FragmentType[] = [
+  'section',
+  'table',
+  'figure',
+  'faq',
+  'dataset',
+];
 export const CHUNK_RULES: readonly ChunkRule[] = ['by_h2', 'by_h3', 'whole'];

@@ -1,4 +1,10 @@
-import type { EntryMetadata, EvidenceLink, MetadataOverride, UsageKind, UsageValue } from '../../../shared/contracts/admin';
+import type {
+  EntryMetadata,
+  EvidenceLink,
+  MetadataOverride,
+  UsageKind,
+  UsageValue,
+} from '../../../shared/contracts/admin';
 
 /*
  * Editor metadata helpers (SPEC §7). The validation mirrors the server's
@@ -50,12 +56,16 @@ export type MetadataProblem =
 /** Problems of one override, keyed by the field path below it (`license`, `evidence.0.url`, `stability_pin`). */
 export function validateOverride(value: MetadataOverride): Record<string, MetadataProblem> {
   const problems: Record<string, MetadataProblem> = {};
-  if (value.license !== undefined && !isHttpUrl(value.license)) problems.license = 'validation.licenseUrl';
+  if (value.license !== undefined && !isHttpUrl(value.license))
+    problems.license = 'validation.licenseUrl';
   (value.evidence ?? []).forEach((link, index) => {
     if (!isEvidenceRel(link.rel)) problems[`evidence.${index}.rel`] = 'validation.evidenceRel';
     if (!isHttpUrl(link.url)) problems[`evidence.${index}.url`] = 'validation.evidenceUrl';
   });
-  if (value.stability_pin !== undefined && !(value.stability_pin >= 0 && value.stability_pin <= 1)) {
+  if (
+    value.stability_pin !== undefined &&
+    !(value.stability_pin >= 0 && value.stability_pin <= 1)
+  ) {
     problems.stability_pin = 'validation.stability';
   }
   const entityIds = value.entity_ids ?? [];
@@ -64,7 +74,8 @@ export function validateOverride(value: MetadataOverride): Record<string, Metada
   // The server trims a topic before measuring it.
   const topics = value.topics ?? [];
   if (topics.length > MAX_TAGS) problems.topics = 'validation.tooMany';
-  else if (topics.some((topic) => topic.trim() === '' || topic.trim().length > MAX_TOPIC_LENGTH)) problems.topics = 'validation.topic';
+  else if (topics.some((topic) => topic.trim() === '' || topic.trim().length > MAX_TOPIC_LENGTH))
+    problems.topics = 'validation.topic';
   return problems;
 }
 
@@ -81,22 +92,31 @@ function cleanEvidence(links: EvidenceLink[] | undefined): EvidenceLink[] | unde
 export function cleanOverride(value: MetadataOverride): MetadataOverride {
   const result: MetadataOverride = {};
   if (value.license) result.license = value.license;
-  const usage = Object.fromEntries(Object.entries(value.usage ?? {}).filter(([, v]) => v !== undefined && v !== null && (v as string) !== ''));
+  const usage = Object.fromEntries(
+    Object.entries(value.usage ?? {}).filter(
+      ([, v]) => v !== undefined && v !== null && (v as string) !== '',
+    ),
+  );
   if (Object.keys(usage).length > 0) result.usage = usage;
   const evidence = cleanEvidence(value.evidence);
   if (evidence) result.evidence = evidence;
   if (value.topics && value.topics.length > 0) result.topics = value.topics;
   if (value.entity_ids && value.entity_ids.length > 0) result.entity_ids = value.entity_ids;
   if (value.related && value.related.length > 0) result.related = value.related;
-  if (typeof value.stability_pin === 'number' && !Number.isNaN(value.stability_pin)) result.stability_pin = value.stability_pin;
-  const citation = { ...(value.citation?.apa ? { apa: value.citation.apa } : {}), ...(value.citation?.bibtex ? { bibtex: value.citation.bibtex } : {}) };
+  if (typeof value.stability_pin === 'number' && !Number.isNaN(value.stability_pin))
+    result.stability_pin = value.stability_pin;
+  const citation = {
+    ...(value.citation?.apa ? { apa: value.citation.apa } : {}),
+    ...(value.citation?.bibtex ? { bibtex: value.citation.bibtex } : {}),
+  };
   if (Object.keys(citation).length > 0) result.citation = citation;
   if (value.schema && value.schema.length > 0) result.schema = value.schema;
   if (value.alt_of) result.alt_of = value.alt_of;
   if (value.exclude === true) result.exclude = true;
   // Set through the API (no input in the panel yet): kept as they are, never dropped by an edit.
   if (typeof value.dpi === 'number') result.dpi = value.dpi;
-  if (value.bounding_boxes && value.bounding_boxes.length > 0) result.bounding_boxes = value.bounding_boxes;
+  if (value.bounding_boxes && value.bounding_boxes.length > 0)
+    result.bounding_boxes = value.bounding_boxes;
   return result;
 }
 
@@ -118,7 +138,10 @@ export function cleanEntryMetadata(value: EntryMetadata): EntryMetadata {
  * change: the server compares them trimmed (core/tracking.ts freshReason) and then
  * writes an automatic summary instead of repeating it.
  */
-export function isRecordedReason(reason: string | undefined, lastRecordedReason: string | undefined): boolean {
+export function isRecordedReason(
+  reason: string | undefined,
+  lastRecordedReason: string | undefined,
+): boolean {
   const typed = reason?.trim();
   return typed !== undefined && typed !== '' && typed === lastRecordedReason;
 }
@@ -132,7 +155,9 @@ export function readEntryMetadata(raw: unknown): EntryMetadata {
       return {};
     }
   }
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as EntryMetadata) : {};
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+    ? (raw as EntryMetadata)
+    : {};
 }
 
 /** Splits what an editor typed into tags (comma, semicolon or newline separated), trimmed, without duplicates of `existing`. */
@@ -172,7 +197,10 @@ export function errorAt(errors: Record<string, string>, path: string): string | 
 }
 
 /** The errors below `prefix`, with it removed from their keys. */
-export function errorsBelow(errors: Record<string, string>, prefix: string): Record<string, string> {
+export function errorsBelow(
+  errors: Record<string, string>,
+  prefix: string,
+): Record<string, string> {
   return Object.fromEntries(
     Object.entries(errors)
       .filter(([key]) => key.startsWith(`${prefix}.`))

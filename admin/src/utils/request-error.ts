@@ -29,14 +29,17 @@ function fieldErrorsOf(details: unknown): FieldError[] {
   return errors.flatMap((item): FieldError[] => {
     if (typeof item !== 'object' || item === null) return [];
     const { path, message } = item as { path?: unknown; message?: unknown };
-    return [{ path: toPath(path), message: typeof message === 'string' ? message : String(message) }];
+    return [
+      { path: toPath(path), message: typeof message === 'string' ? message : String(message) },
+    ];
   });
 }
 
 /** Normalises whatever useFetchClient threw: Strapi's `{ error: { status, message, details } }` or a network failure. */
 export function toRequestError(error: unknown): RequestError {
   if (isFetchError(error)) {
-    const body = error.response?.data?.error as { name?: string; message?: string; details?: unknown } | undefined;
+    const body = error.response?.data?.error as
+      { name?: string; message?: string; details?: unknown } | undefined;
     return {
       status: error.status ?? null,
       name: typeof body?.name === 'string' ? body.name : null,
@@ -44,7 +47,8 @@ export function toRequestError(error: unknown): RequestError {
       fieldErrors: fieldErrorsOf(body?.details),
     };
   }
-  if (error instanceof Error) return { status: null, name: null, message: error.message, fieldErrors: [] };
+  if (error instanceof Error)
+    return { status: null, name: null, message: error.message, fieldErrors: [] };
   return { status: null, name: null, message: String(error), fieldErrors: [] };
 }
 

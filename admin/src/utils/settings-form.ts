@@ -30,7 +30,10 @@ export function validateSettingsForm(settings: EditableSettings): FieldErrors {
 }
 
 /** Settings of a content type that is enabled for the first time: every fragment type, the site's embedding hint. */
-export function defaultContentTypeSettings(uid: string, defaults: EditableSettings['defaults']): ContentTypeSettings {
+export function defaultContentTypeSettings(
+  uid: string,
+  defaults: EditableSettings['defaults'],
+): ContentTypeSettings {
   const name = uid.split('.').pop() ?? 'entry';
   return {
     enabled: true,

@@ -65,18 +65,25 @@ const ARTICLES = [
           columns: [
             { name: 'metric', datatype: 'string', description: 'What is measured' },
             { name: 'target', unit: '%', datatype: 'number', description: 'Goal, as a percentage' },
-            { name: 'comparison', datatype: 'string', description: 'Whether the value must be above or below the target' },
+            {
+              name: 'comparison',
+              datatype: 'string',
+              description: 'Whether the value must be above or below the target',
+            },
           ],
           rows: [
             ['Citation share', 25, 'above'],
             ['Evidence coverage', 90, 'at least'],
             ['Drift incidents per month', 1, 'below'],
           ],
-          source_method: 'Targets from the sitemap-AI proposal; measured from the access log and the manifest.',
+          source_method:
+            'Targets from the sitemap-AI proposal; measured from the access log and the manifest.',
           update_cycle: 'P1M',
         },
       ],
-      internalNotes: internalNote('check the wording of the TDM section with legal before the conference talk.'),
+      internalNotes: internalNote(
+        'check the wording of the TDM section with legal before the conference talk.',
+      ),
       sitemapAi: {
         topics: ['GEO', 'LLM', 'sitemaps'],
         entity_ids: ['Q2013'],
@@ -94,11 +101,13 @@ const ARTICLES = [
       faq: [
         {
           question: 'Nahrádza sitemap-AI súbor sitemap.xml?',
-          answer: 'Nie. Klasická sitemap ostáva pre vyhľadávače; manifest sitemap-AI sa zverejňuje vedľa nej.',
+          answer:
+            'Nie. Klasická sitemap ostáva pre vyhľadávače; manifest sitemap-AI sa zverejňuje vedľa nej.',
         },
         {
           question: 'Obsahuje manifest plný text?',
-          answer: 'Nie. Obsahuje odkazy na presné fragmenty s kontrolným súčtom a metadátami pre spracovanie.',
+          answer:
+            'Nie. Obsahuje odkazy na presné fragmenty s kontrolným súčtom a metadátami pre spracovanie.',
         },
       ],
       tables: [
@@ -134,16 +143,19 @@ const ARTICLES = [
     en: {
       title: 'Fragment permalinks and stable anchors',
       slug: 'fragment-permalinks',
-      summary: 'How every section, table and figure gets an anchor that survives unrelated edits, and how renamed headings keep old citations working.',
+      summary:
+        'How every section, table and figure gets an anchor that survives unrelated edits, and how renamed headings keep old citations working.',
       body: md('fragment-permalinks.en.md'),
       faq: [
         {
           question: 'What happens to a citation when a heading is renamed?',
-          answer: 'The old fragment id becomes an alias of the new one, so the citation still resolves to the current text.',
+          answer:
+            'The old fragment id becomes an alias of the new one, so the citation still resolves to the current text.',
         },
         {
           question: 'Why not number sections 1, 2, 3?',
-          answer: 'Because inserting a section would renumber every section after it and break existing citations.',
+          answer:
+            'Because inserting a section would renumber every section after it and break existing citations.',
         },
       ],
       tables: [
@@ -151,7 +163,12 @@ const ARTICLES = [
           caption: 'Anchors of repeated headings',
           columns: [
             { name: 'heading', datatype: 'string' },
-            { name: 'occurrence', unit: 'count', datatype: 'integer', description: 'Position among headings with the same text' },
+            {
+              name: 'occurrence',
+              unit: 'count',
+              datatype: 'integer',
+              description: 'Position among headings with the same text',
+            },
             { name: 'anchor', datatype: 'string' },
           ],
           rows: [
@@ -166,23 +183,32 @@ const ARTICLES = [
       internalNotes: internalNote('the alias map needs a retention policy; ask the platform team.'),
       sitemapAi: {
         topics: ['permalinks', 'citations', 'sitemaps'],
-        evidence: [{ rel: 'standard', url: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.5', title: 'RFC 3986, section 3.5: Fragment' }],
+        evidence: [
+          {
+            rel: 'standard',
+            url: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.5',
+            title: 'RFC 3986, section 3.5: Fragment',
+          },
+        ],
         reason: 'Initial publication',
       },
     },
     sk: {
       title: 'Permalinky fragmentov a stabilné kotvy',
       slug: 'permalinky-fragmentov',
-      summary: 'Ako každá sekcia, tabuľka a obrázok dostane kotvu, ktorá prežije nesúvisiace úpravy.',
+      summary:
+        'Ako každá sekcia, tabuľka a obrázok dostane kotvu, ktorá prežije nesúvisiace úpravy.',
       body: md('fragment-permalinks.sk.md'),
       faq: [
         {
           question: 'Čo sa stane s citáciou, keď sa nadpis premenuje?',
-          answer: 'Staré id fragmentu sa stane aliasom nového, takže citácia stále vedie na aktuálny text.',
+          answer:
+            'Staré id fragmentu sa stane aliasom nového, takže citácia stále vedie na aktuálny text.',
         },
         {
           question: 'Prečo sekcie nečíslovať 1, 2, 3?',
-          answer: 'Lebo vloženie sekcie by prečíslovalo všetky nasledujúce a rozbilo existujúce citácie.',
+          answer:
+            'Lebo vloženie sekcie by prečíslovalo všetky nasledujúce a rozbilo existujúce citácie.',
         },
       ],
       internalNotes: internalNote('preložené zo sk->en, skontrolovať terminológiu.'),
@@ -196,16 +222,19 @@ const ARTICLES = [
     en: {
       title: 'Measuring AI crawler ingest',
       slug: 'measuring-ai-crawler-ingest',
-      summary: 'Which AI agents read the manifest, how long a change takes to reach them, and how we count drift and evidence coverage.',
+      summary:
+        'Which AI agents read the manifest, how long a change takes to reach them, and how we count drift and evidence coverage.',
       body: md('measuring-ai-crawler-ingest.en.md'),
       faq: [
         {
           question: 'How do you recognise an AI crawler?',
-          answer: 'By the agent family in the user agent (GPTBot, ClaudeBot, PerplexityBot, Google-Extended, CCBot). Unknown agents are counted as "other".',
+          answer:
+            'By the agent family in the user agent (GPTBot, ClaudeBot, PerplexityBot, Google-Extended, CCBot). Unknown agents are counted as "other".',
         },
         {
           question: 'Do you store IP addresses?',
-          answer: 'No. Access-log entries keep a hash of the IP with a salt that rotates daily, and expire after the configured retention.',
+          answer:
+            'No. Access-log entries keep a hash of the IP with a salt that rotates daily, and expire after the configured retention.',
         },
         {
           question: 'What is a drift incident?',
@@ -213,16 +242,31 @@ const ARTICLES = [
         },
         {
           question: 'Where is the raw data?',
-          answer: 'In the dataset [AI crawler requests by agent family, 2025](/data/ai-crawler-requests-2025).',
+          answer:
+            'In the dataset [AI crawler requests by agent family, 2025](/data/ai-crawler-requests-2025).',
         },
       ],
       tables: [
         {
           caption: 'Requests per agent family, September 2025',
           columns: [
-            { name: 'agent_family', datatype: 'string', description: 'Agent family from the user agent' },
-            { name: 'requests', unit: 'requests/day', datatype: 'integer', description: 'Mean requests per day' },
-            { name: 'median_time_to_index', unit: 'h', datatype: 'number', description: 'Median time from change to first fetch' },
+            {
+              name: 'agent_family',
+              datatype: 'string',
+              description: 'Agent family from the user agent',
+            },
+            {
+              name: 'requests',
+              unit: 'requests/day',
+              datatype: 'integer',
+              description: 'Mean requests per day',
+            },
+            {
+              name: 'median_time_to_index',
+              unit: 'h',
+              datatype: 'number',
+              description: 'Median time from change to first fetch',
+            },
           ],
           rows: [
             ['GPTBot', 1840, 3.5],
@@ -238,7 +282,13 @@ const ARTICLES = [
       sitemapAi: {
         topics: ['GEO', 'observability', 'crawlers'],
         entity_ids: ['Q11660'],
-        evidence: [{ rel: 'dataset', url: 'https://example.com/data/ai-crawler-requests-2025', title: 'AI crawler requests by agent family, 2025' }],
+        evidence: [
+          {
+            rel: 'dataset',
+            url: 'https://example.com/data/ai-crawler-requests-2025',
+            title: 'AI crawler requests by agent family, 2025',
+          },
+        ],
         usage: { train: 'deny', infer: 'allow-with-citation' },
         reason: 'Initial publication with September figures',
       },
@@ -284,12 +334,14 @@ const ARTICLES = [
     en: {
       title: 'Licensing content for text and data mining',
       slug: 'tdm-licensing',
-      summary: 'How to reserve TDM rights in a machine-readable way and decide separately about training, inference, caching and redistribution.',
+      summary:
+        'How to reserve TDM rights in a machine-readable way and decide separately about training, inference, caching and redistribution.',
       body: md('tdm-licensing.en.md'),
       faq: [
         {
           question: 'Is a line in robots.txt enough?',
-          answer: 'It blocks crawling, but it cannot say "quote with citation, do not train". The `usage` object can.',
+          answer:
+            'It blocks crawling, but it cannot say "quote with citation, do not train". The `usage` object can.',
         },
         {
           question: 'Which licence do your datasets use?',
@@ -301,7 +353,12 @@ const ARTICLES = [
         topics: ['TDM', 'licensing', 'copyright'],
         entity_ids: ['Q11660', 'Q2539'],
         evidence: [DSM_DIRECTIVE, TDMREP],
-        usage: { train: 'deny', infer: 'allow-with-citation', cache: 'allow', redistribute: 'deny' },
+        usage: {
+          train: 'deny',
+          infer: 'allow-with-citation',
+          cache: 'allow',
+          redistribute: 'deny',
+        },
         reason: 'Initial publication',
       },
     },
@@ -319,7 +376,8 @@ const ARTICLES = [
       faq: [
         {
           question: 'Does changing the licence lower the stability score?',
-          answer: 'No. Only changes of the canonical text count; a metadata change bumps the minor version.',
+          answer:
+            'No. Only changes of the canonical text count; a metadata change bumps the minor version.',
         },
         {
           question: 'Can an editor override the score?',
@@ -329,7 +387,13 @@ const ARTICLES = [
       internalNotes: internalNote('add a chart once we have six months of history.'),
       sitemapAi: {
         topics: ['stability', 'crawling'],
-        evidence: [{ rel: 'method', url: 'https://example.com/en/articles/geo-index#stability-and-versions', title: 'Stability and versions' }],
+        evidence: [
+          {
+            rel: 'method',
+            url: 'https://example.com/en/articles/geo-index#stability-and-versions',
+            title: 'Stability and versions',
+          },
+        ],
         reason: 'Initial publication',
       },
     },

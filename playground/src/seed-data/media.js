@@ -66,10 +66,12 @@ const encodePng = (width, height, pixel) => {
 const mix = (a, b, t) => a.map((v, i) => Math.round(v + (b[i] - v) * t));
 
 /** A horizontal gradient with a band of "fragments" — a stand-in for a diagram. */
-const diagram = (from, to, band) => (x, y, w = 48, h = 27) => {
-  if (y > h * 0.35 && y < h * 0.65 && x % 8 < 6) return band;
-  return mix(from, to, x / (w - 1));
-};
+const diagram =
+  (from, to, band) =>
+  (x, y, w = 48, h = 27) => {
+    if (y > h * 0.35 && y < h * 0.65 && x % 8 < 6) return band;
+    return mix(from, to, x / (w - 1));
+  };
 
 // ---------------------------------------------------------------------------
 // CSV datasets (real text; columns are described in seed-data/datasets.js).
@@ -150,19 +152,22 @@ const FILES = [
     alternativeText:
       'Line chart of median time to index per week, falling from 31 hours to under 4 hours after webhooks were enabled',
     caption: 'Median time to index per week',
-    pixel: (x, y) => (Math.abs(y - Math.round(4 + (x * x) / 110)) < 1 ? [200, 40, 40] : [250, 250, 250]),
+    pixel: (x, y) =>
+      Math.abs(y - Math.round(4 + (x * x) / 110)) < 1 ? [200, 40, 40] : [250, 250, 250],
   },
   {
     key: 'tdmCover',
     name: 'tdm-licensing-cover.png',
-    alternativeText: 'A licence document with four switches labelled train, infer, cache and redistribute',
+    alternativeText:
+      'A licence document with four switches labelled train, infer, cache and redistribute',
     caption: 'Four uses, four decisions',
     pixel: diagram([120, 90, 30], [230, 190, 90], [255, 255, 255]),
   },
   {
     key: 'aboutDiagram',
     name: 'about-pipeline.png',
-    alternativeText: 'Pipeline: Strapi publishes, sitemap-ai builds snapshots, agents read manifest pages and deltas',
+    alternativeText:
+      'Pipeline: Strapi publishes, sitemap-ai builds snapshots, agents read manifest pages and deltas',
     caption: 'How content reaches AI agents',
     pixel: diagram([30, 30, 30], [90, 90, 90], [120, 220, 160]),
   },
@@ -176,7 +181,8 @@ const FILES = [
   {
     key: 'evidenceGuideHero',
     name: 'evidence-links-hero.png',
-    alternativeText: 'A paragraph with three footnote arrows pointing at a standard, a dataset and a paper',
+    alternativeText:
+      'A paragraph with three footnote arrows pointing at a standard, a dataset and a paper',
     caption: 'Evidence links point at primary sources',
     pixel: diagram([140, 30, 50], [230, 120, 120], [255, 255, 255]),
   },

@@ -17,7 +17,9 @@ const list = (format, items) => ({
   format,
   children: items.map((item) => ({
     type: 'list-item',
-    children: (Array.isArray(item) ? item : [item]).map((c) => (typeof c === 'string' ? text(c) : c)),
+    children: (Array.isArray(item) ? item : [item]).map((c) =>
+      typeof c === 'string' ? text(c) : c,
+    ),
   })),
 });
 const code = (language, value) => ({ type: 'code', language, children: [text(value)] });
@@ -74,34 +76,40 @@ const pages = (media) => [
           text('strapi-plugin-sitemap-ai', { bold: true }),
           '. It publishes an index of its content for AI agents next to the classic ',
           link('https://www.sitemaps.org/protocol.html', 'sitemap.xml'),
-          '.'
+          '.',
         ),
         heading(2, 'What we publish'),
         paragraph(
           'Articles in English and Slovak, how-to guides and open datasets. Every page is split into ',
           text('fragments', { italic: true }),
-          ' that can be cited on their own.'
+          ' that can be cited on their own.',
         ),
         list('unordered', [
           'Articles: Markdown, one fragment per H2 section, plus tables, figures and FAQ.',
           'Guides: HTML, converted to Markdown before fragmenting.',
-          ['Datasets: CSV files under ', link('https://creativecommons.org/licenses/by/4.0/', 'CC BY 4.0'), '.'],
+          [
+            'Datasets: CSV files under ',
+            link('https://creativecommons.org/licenses/by/4.0/', 'CC BY 4.0'),
+            '.',
+          ],
         ]),
         image(media.aboutDiagram),
         heading(3, 'What we do not publish'),
         paragraph(
           'Drafts, internal memos, private fields and anything marked ',
           text('sensitive', { code: true }),
-          ' stay out of the manifest.'
+          ' stay out of the manifest.',
         ),
         heading(2, 'Reading the manifest'),
-        paragraph('Agents page through the manifest with an opaque token and follow the delta feed afterwards:'),
+        paragraph(
+          'Agents page through the manifest with an opaque token and follow the delta feed afterwards:',
+        ),
         code('bash', MANIFEST_REQUEST),
         heading(3, 'Contact'),
         paragraph(
           'Questions about licensing go to ',
           link('mailto:licensing@example.com', 'licensing@example.com'),
-          '.'
+          '.',
         ),
       ],
     },
@@ -114,7 +122,7 @@ const pages = (media) => [
           text('strapi-plugin-sitemap-ai', { bold: true }),
           '. Vedľa klasickej ',
           link('https://www.sitemaps.org/protocol.html', 'sitemap.xml'),
-          ' zverejňuje index obsahu pre agentov AI.'
+          ' zverejňuje index obsahu pre agentov AI.',
         ),
         heading(2, 'Čo zverejňujeme'),
         paragraph('Články v angličtine a slovenčine, návody a otvorené datasety.'),
@@ -141,13 +149,17 @@ const pages = (media) => [
         paragraph(
           'Please cite the ',
           text('fragment', { bold: true }),
-          ' you quote, not just the page: every fragment has a permalink with an anchor and a preferred citation in the manifest.'
+          ' you quote, not just the page: every fragment has a permalink with an anchor and a preferred citation in the manifest.',
         ),
         heading(2, 'Preferred formats'),
         list('ordered', [
           'APA for prose answers.',
           'BibTeX for papers and notebooks.',
-          ['A bare permalink such as ', text('/en/articles/geo-index#why-classic-sitemaps-fail', { code: true }), ' when space is short.'],
+          [
+            'A bare permalink such as ',
+            text('/en/articles/geo-index#why-classic-sitemaps-fail', { code: true }),
+            ' when space is short.',
+          ],
         ]),
         heading(3, 'BibTeX example'),
         code('bibtex', CITATION_BIBTEX),
@@ -157,9 +169,11 @@ const pages = (media) => [
           text('version', { code: true }),
           ' of the fragment when you can. If the text changes later, the ',
           link('/en/articles/stability-scores-explained', 'changelog'),
-          ' says what changed and why.'
+          ' says what changed and why.',
         ),
-        quote('A citation that names the version can always be checked against the text it quoted.'),
+        quote(
+          'A citation that names the version can always be checked against the text it quoted.',
+        ),
       ],
     },
   },

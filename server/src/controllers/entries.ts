@@ -22,11 +22,17 @@ export const createEntriesController = ({ strapi }: { strapi: Core.Strapi }) => 
 
   async panel(ctx: Context) {
     const { uid, documentId } = ctx.params as { uid?: string; documentId?: string };
-    if (typeof uid !== 'string' || !UID.test(uid)) throw new InvalidParameterError('uid', 'must be a content-type UID such as api::article.article');
-    if (typeof documentId !== 'string' || !DOCUMENT_ID.test(documentId)) throw new InvalidParameterError('documentId', 'must be a document id');
+    if (typeof uid !== 'string' || !UID.test(uid))
+      throw new InvalidParameterError(
+        'uid',
+        'must be a content-type UID such as api::article.article',
+      );
+    if (typeof documentId !== 'string' || !DOCUMENT_ID.test(documentId))
+      throw new InvalidParameterError('documentId', 'must be a document id');
     const { locale, ...rest } = ctx.query;
     const unknown = Object.keys(rest);
-    if (unknown.length > 0) throw new InvalidParameterError(unknown[0]!, 'unknown parameter; allowed is locale');
+    if (unknown.length > 0)
+      throw new InvalidParameterError(unknown[0]!, 'unknown parameter; allowed is locale');
     if (locale !== undefined && (typeof locale !== 'string' || !LOCALE.test(locale))) {
       throw new InvalidParameterError('locale', 'must be one BCP-47 language tag such as en or sk');
     }
@@ -34,7 +40,9 @@ export const createEntriesController = ({ strapi }: { strapi: Core.Strapi }) => 
     const ability = (ctx.state as { userAbility?: Ability }).userAbility;
     if (!ability?.can('plugin::content-manager.explorer.read', uid)) {
       // PolicyError: the ForbiddenError whose message Strapi's router passes on.
-      throw new errors.PolicyError(`Reading ${uid} in the Content Manager is not allowed for this user`);
+      throw new errors.PolicyError(
+        `Reading ${uid} in the Content Manager is not allowed for this user`,
+      );
     }
     ctx.body = { data: await getService(strapi, 'entry-panel').panel(uid, documentId, locale) };
   },

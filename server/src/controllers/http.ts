@@ -17,7 +17,8 @@ export async function respondWithCache(
   body: () => Promise<unknown>,
 ): Promise<void> {
   ctx.set('ETag', validators.etag);
-  if (validators.lastModified) ctx.set('Last-Modified', new Date(validators.lastModified).toUTCString());
+  if (validators.lastModified)
+    ctx.set('Last-Modified', new Date(validators.lastModified).toUTCString());
   ctx.set('Cache-Control', 'public, max-age=60');
   ctx.set('X-Content-Type-Options', 'nosniff');
   if (matchesEtag(ctx.get('If-None-Match'), validators.etag)) {

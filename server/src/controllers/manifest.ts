@@ -1,7 +1,12 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { SPEC_VERSION } from '../../../shared/constants';
-import { validateChangelogParams, validateDeltaParams, validateItemId, validateManifestParams } from '../core/params';
+import {
+  validateChangelogParams,
+  validateDeltaParams,
+  validateItemId,
+  validateManifestParams,
+} from '../core/params';
 import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
@@ -45,7 +50,10 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     async changelog(ctx: Context) {
       const id = validateItemId(ctx.params.id);
       const settings = getService(strapi, 'settings').config();
-      const params = validateChangelogParams(ctx.query, { default: 50, max: settings.pageSize.max });
+      const params = validateChangelogParams(ctx.query, {
+        default: 50,
+        max: settings.pageSize.max,
+      });
       ctx.body = await manifest().changelog(id, params);
     },
 
@@ -67,19 +75,27 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
       const hex = checksum.replace(/^sha256:/, '');
       if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}/content`);
-      await respondWithCache(ctx, { etag: `"${hex}"`, lastModified: snapshot.builtAt }, async () => {
-        ctx.type = 'text/markdown; charset=utf-8';
-        ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);
-        ctx.set('X-Sitemap-AI-Checksum', checksum);
-        return content;
-      });
+      await respondWithCache(
+        ctx,
+        { etag: `"${hex}"`, lastModified: snapshot.builtAt },
+        async () => {
+          ctx.type = 'text/markdown; charset=utf-8';
+          ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);
+          ctx.set('X-Sitemap-AI-Checksum', checksum);
+          return content;
+        },
+      );
     },
 
     async schema(ctx: Context) {
-      await respondWithCache(ctx, { etag: `"schema-${sha256Hex(JSON.stringify(MANIFEST_SCHEMA)).slice(0, 20)}"` }, async () => {
-        ctx.type = 'application/schema+json; charset=utf-8';
-        return JSON.stringify(MANIFEST_SCHEMA, null, 2);
-      });
+      await respondWithCache(
+        ctx,
+        { etag: `"schema-${sha256Hex(JSON.stringify(MANIFEST_SCHEMA)).slice(0, 20)}"` },
+        async () => {
+          ctx.type = 'application/schema+json; charset=utf-8';
+          return JSON.stringify(MANIFEST_SCHEMA, null, 2);
+        },
+      );
     },
   };
 };

@@ -10,7 +10,8 @@ import { getService } from '../utils/get-service';
 /** The request body as a JSON object, or a 400 naming it. */
 function objectBody(ctx: Context): Record<string, unknown> {
   const body = (ctx.request as { body?: unknown }).body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidParameterError('body', 'must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new InvalidParameterError('body', 'must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -23,14 +24,21 @@ export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) =>
   async update(ctx: Context) {
     const body = objectBody(ctx);
     const user = (ctx.state as { user?: { id?: unknown } }).user;
-    const userId = typeof user?.id === 'number' ? user.id : user?.id !== undefined ? Number(user.id) || null : null;
+    const userId =
+      typeof user?.id === 'number'
+        ? user.id
+        : user?.id !== undefined
+          ? Number(user.id) || null
+          : null;
     try {
       const data = await getService(strapi, 'settings').update(body, userId);
       const result: SettingsUpdateResult = { ...data, appliesAt: 'next-rebuild' };
       ctx.body = { data: result };
     } catch (error) {
       if (error instanceof SettingsValidationError) {
-        throw new errors.ValidationError(error.message, { errors: error.errors.map((e) => ({ ...e, name: 'ValidationError' })) });
+        throw new errors.ValidationError(error.message, {
+          errors: error.errors.map((e) => ({ ...e, name: 'ValidationError' })),
+        });
       }
       throw error;
     }
@@ -39,14 +47,20 @@ export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) =>
   async testWebhook(ctx: Context) {
     const { url, secret, ...rest } = objectBody(ctx);
     const unknown = Object.keys(rest);
-    if (unknown.length > 0) throw new InvalidParameterError(unknown[0]!, 'unknown field; allowed are "url" and "secret"');
-    if (typeof url !== 'string') throw new InvalidParameterError('url', 'must be an absolute http(s) URL');
+    if (unknown.length > 0)
+      throw new InvalidParameterError(unknown[0]!, 'unknown field; allowed are "url" and "secret"');
+    if (typeof url !== 'string')
+      throw new InvalidParameterError('url', 'must be an absolute http(s) URL');
     if (typeof secret !== 'string') throw new InvalidParameterError('secret', 'must be a string');
     const settings = getService(strapi, 'settings');
     let key = secret;
     if (secret === SECRET_MASK) {
       const stored = settings.secretFor(url);
-      if (!stored) throw new InvalidParameterError('secret', 'no secret is stored for this URL: enter it to send a test');
+      if (!stored)
+        throw new InvalidParameterError(
+          'secret',
+          'no secret is stored for this URL: enter it to send a test',
+        );
       key = stored;
     }
     ctx.body = { data: await getService(strapi, 'webhooks').sendTest(url, key) };

@@ -8,11 +8,22 @@ import { ITEM_ID_MAX_LENGTH } from '../../../shared/constants';
  */
 
 /** Which public route a request hit (SPEC §6). */
-export const ROUTE_KINDS = ['manifest', 'delta', 'fragment', 'content', 'changelog', 'schema'] as const;
+export const ROUTE_KINDS = [
+  'manifest',
+  'delta',
+  'fragment',
+  'content',
+  'changelog',
+  'schema',
+] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 
 /** Route kinds that serve one item (their log entry names the item and its type). */
-export const ITEM_ROUTE_KINDS: ReadonlySet<RouteKind> = new Set(['fragment', 'content', 'changelog']);
+export const ITEM_ROUTE_KINDS: ReadonlySet<RouteKind> = new Set([
+  'fragment',
+  'content',
+  'changelog',
+]);
 
 /** SPEC §8: how long access-log entries are kept unless configured (days). */
 export const ACCESS_LOG_RETENTION_DEFAULT_DAYS = 30;
@@ -61,7 +72,9 @@ export interface ClientValidators {
  * `If-None-Match`: fragment ETags end with the item's version, content ETags
  * are the checksum of its text.
  */
-export function parseClientValidators(header: string | readonly string[] | undefined): ClientValidators {
+export function parseClientValidators(
+  header: string | readonly string[] | undefined,
+): ClientValidators {
   const raw = Array.isArray(header) ? header.join(',') : header;
   const result: ClientValidators = { versions: [], checksums: [] };
   if (typeof raw !== 'string' || raw === '') return result;
@@ -101,7 +114,9 @@ export function detectDrift(input: DriftInput): { drift: boolean; clientVersion:
   const none = { drift: false, clientVersion: null };
   if (!input.served || input.status < 200 || input.status >= 300) return none;
   if (input.kind === 'fragment') {
-    const older = input.validators.versions.filter((v) => compareVersions(v, input.served!.version) < 0);
+    const older = input.validators.versions.filter(
+      (v) => compareVersions(v, input.served!.version) < 0,
+    );
     if (older.length === 0) return none;
     const newest = older.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
     return { drift: true, clientVersion: newest };

@@ -90,7 +90,15 @@ const BOT_MARKERS = [
 ];
 
 /** Engines of real browsers, as they appear after `Mozilla/5.0 (…)`. */
-const BROWSER_MARKERS = ['chrome/', 'firefox/', 'safari/', 'edg/', 'opr/', 'gecko/', 'applewebkit/'];
+const BROWSER_MARKERS = [
+  'chrome/',
+  'firefox/',
+  'safari/',
+  'edg/',
+  'opr/',
+  'gecko/',
+  'applewebkit/',
+];
 
 const isWordChar = (code: number) => (code >= 48 && code <= 57) || (code >= 97 && code <= 122);
 
@@ -112,14 +120,17 @@ function hasToken(ua: string, token: string): boolean {
  * `other-bot` for any other automated client, `browser` for a web browser,
  * `unknown` when the header is missing or blank.
  */
-export function classifyUserAgent(header: string | readonly string[] | null | undefined): AgentFamily {
+export function classifyUserAgent(
+  header: string | readonly string[] | null | undefined,
+): AgentFamily {
   const raw = Array.isArray(header) ? header[0] : header;
   if (typeof raw !== 'string') return 'unknown';
   const ua = raw.slice(0, USER_AGENT_MAX_CHARS).trim().toLowerCase();
   if (ua === '') return 'unknown';
   for (const [token, family] of NAMED_TOKENS) if (hasToken(ua, token)) return family;
   if (BOT_MARKERS.some((marker) => ua.includes(marker))) return 'other-bot';
-  if (ua.startsWith('mozilla/') && BROWSER_MARKERS.some((marker) => ua.includes(marker))) return 'browser';
+  if (ua.startsWith('mozilla/') && BROWSER_MARKERS.some((marker) => ua.includes(marker)))
+    return 'browser';
   // Anything else that names itself is a program, not a person's browser.
   return 'other-bot';
 }

@@ -58,12 +58,16 @@ function bibtexKey(input: CitationInput): string {
  */
 export function buildCitation(input: CitationInput, version: string): Citation {
   const authors = apaAuthors(input.authors);
-  const title = input.title === input.pageTitle ? input.title : `${input.title}. In ${input.pageTitle}`;
+  const title =
+    input.title === input.pageTitle ? input.title : `${input.title}. In ${input.pageTitle}`;
   const who = authors || input.siteName;
   const apa = `${who} (${year(input.date)}). ${title} (${version}). ${input.siteName}. ${input.url}`;
   const fields: [string, string][] = [
     ['title', `{${escapeBibtex(input.title)}}`],
-    ['author', `{${escapeBibtex(input.authors.length > 0 ? input.authors.join(' and ') : input.siteName)}}`],
+    [
+      'author',
+      `{${escapeBibtex(input.authors.length > 0 ? input.authors.join(' and ') : input.siteName)}}`,
+    ],
     ['organization', `{${escapeBibtex(input.siteName)}}`],
     ['year', `{${year(input.date)}}`],
     ['version', `{${escapeBibtex(version)}}`],
@@ -72,7 +76,8 @@ export function buildCitation(input: CitationInput, version: string): Citation {
   ];
   const date = isoDate(input.date);
   if (date) fields.push(['date', `{${date}}`]);
-  if (input.title !== input.pageTitle) fields.push(['booktitle', `{${escapeBibtex(input.pageTitle)}}`]);
+  if (input.title !== input.pageTitle)
+    fields.push(['booktitle', `{${escapeBibtex(input.pageTitle)}}`]);
   const bibtex = `@online{${bibtexKey(input)},\n${fields.map(([k, v]) => `  ${k} = ${v}`).join(',\n')}\n}`;
   return { apa, bibtex };
 }

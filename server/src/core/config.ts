@@ -44,13 +44,18 @@ export const usageOverrideSchema = z
 const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an attribute name');
 const maxTokens = z.number().int().min(16).max(MAX_TOKENS_LIMIT);
 const stopSequences = z.array(z.string().min(1).max(100)).max(20);
-const locale = z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP-47 language tag');
+const locale = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP-47 language tag');
 
 const pathPattern = z
   .string()
   .startsWith('/', 'must start with "/"')
   .refine((v) => !/[\s?#]/.test(v), 'must not contain spaces, "?" or "#"')
-  .refine((v) => patternPlaceholders(v).length > 0, 'must contain at least one placeholder such as {slug} or {documentId}');
+  .refine(
+    (v) => patternPlaceholders(v).length > 0,
+    'must contain at least one placeholder such as {slug} or {documentId}',
+  );
 
 export const contentTypeConfigSchema = z
   .object({
@@ -62,8 +67,13 @@ export const contentTypeConfigSchema = z
     stopSequences: stopSequences.optional(),
     license: licenseUri.optional(),
     usage: usageOverrideSchema.optional(),
-    schema: z.array(z.string().regex(/^[A-Z][A-Za-z]+$/, 'must be a schema.org type name')).default([]),
-    idPrefix: z.string().regex(/^[a-z][a-z0-9-]{0,59}$/, 'must be lowercase letters, digits and dashes').optional(),
+    schema: z
+      .array(z.string().regex(/^[A-Z][A-Za-z]+$/, 'must be a schema.org type name'))
+      .default([]),
+    idPrefix: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,59}$/, 'must be lowercase letters, digits and dashes')
+      .optional(),
     slugField: fieldName.optional(),
     titleField: fieldName.optional(),
     summaryField: fieldName.optional(),
@@ -80,8 +90,13 @@ const endpointUrl = z.string().refine(isHttpUrl, 'must be an absolute http(s) UR
 const webhookSubscriberSchema = z
   .object({
     url: endpointUrl,
-    secret: z.string().min(WEBHOOK_SECRET_MIN_LENGTH, `must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters`),
-    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).default([...WEBHOOK_EVENTS]),
+    secret: z
+      .string()
+      .min(WEBHOOK_SECRET_MIN_LENGTH, `must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters`),
+    events: z
+      .array(z.enum(WEBHOOK_EVENTS))
+      .min(1)
+      .default([...WEBHOOK_EVENTS]),
   })
   .strict();
 const WEBHOOKS_DEFAULTS = {
@@ -97,13 +112,26 @@ const webhooksConfigSchema = z
     subscribers: z
       .array(webhookSubscriberSchema)
       .max(50)
-      .refine((list) => new Set(list.map((s) => s.url)).size === list.length, 'each subscriber url must appear only once')
+      .refine(
+        (list) => new Set(list.map((s) => s.url)).size === list.length,
+        'each subscriber url must appear only once',
+      )
       .default([]),
     maxAttempts: z.number().int().min(1).max(50).default(WEBHOOKS_DEFAULTS.maxAttempts),
     baseDelaySeconds: z.number().int().min(1).max(3600).default(WEBHOOKS_DEFAULTS.baseDelaySeconds),
-    maxDelaySeconds: z.number().int().min(1).max(7 * 86_400).default(WEBHOOKS_DEFAULTS.maxDelaySeconds),
+    maxDelaySeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .default(WEBHOOKS_DEFAULTS.maxDelaySeconds),
     timeoutMs: z.number().int().min(100).max(120_000).default(WEBHOOKS_DEFAULTS.timeoutMs),
-    deliveryLogRetentionDays: z.number().int().min(1).max(3650).default(WEBHOOKS_DEFAULTS.deliveryLogRetentionDays),
+    deliveryLogRetentionDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(WEBHOOKS_DEFAULTS.deliveryLogRetentionDays),
   })
   .strict()
   .refine((v) => v.baseDelaySeconds <= v.maxDelaySeconds, {
@@ -125,12 +153,18 @@ const indexNowConfigSchema = z
   })
   .strict()
   .refine((v) => !v.enabled || v.key !== undefined, {
-    message: 'required when indexNow.enabled is true: set indexNow.key to the key your site serves at /<key>.txt',
+    message:
+      'required when indexNow.enabled is true: set indexNow.key to the key your site serves at /<key>.txt',
     path: ['key'],
   })
   .default({ enabled: false, endpoint: INDEXNOW_DEFAULT_ENDPOINT });
 
-const uidKey = z.string().regex(/^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/, 'must be a content-type UID such as api::article.article');
+const uidKey = z
+  .string()
+  .regex(
+    /^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/,
+    'must be a content-type UID such as api::article.article',
+  );
 
 export const pluginConfigSchema = z
   .object({
@@ -153,7 +187,9 @@ export const pluginConfigSchema = z
           .default({ chunk: DEFAULT_CHUNK, maxTokens: DEFAULT_MAX_TOKENS }),
       })
       .strict(),
-    licenses: z.array(z.object({ uri: licenseUri, label: z.string().min(1).max(200) }).strict()).default([]),
+    licenses: z
+      .array(z.object({ uri: licenseUri, label: z.string().min(1).max(200) }).strict())
+      .default([]),
     contentTypes: z.record(uidKey, contentTypeConfigSchema).default({}),
     tokenSecret: z.string().min(32, 'must be at least 32 characters').optional(),
     pageSize: z
@@ -162,7 +198,10 @@ export const pluginConfigSchema = z
         max: z.number().int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_MAX),
       })
       .strict()
-      .refine((v) => v.default <= v.max, { message: 'default must not exceed max', path: ['default'] })
+      .refine((v) => v.default <= v.max, {
+        message: 'default must not exceed max',
+        path: ['default'],
+      })
       .default({ default: PAGE_LIMIT_DEFAULT, max: PAGE_LIMIT_MAX }),
     snapshotRetention: z.number().int().min(1).max(1000).default(DEFAULT_SNAPSHOT_RETENTION),
     /** Snapshots younger than this are kept too, so page tokens and `since` stay valid that long. */
@@ -173,7 +212,10 @@ export const pluginConfigSchema = z
         enabled: z.boolean().default(true),
         cron: z
           .string()
-          .refine((v) => isCronExpression(v), 'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)')
+          .refine(
+            (v) => isCronExpression(v),
+            'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)',
+          )
           .default('*/15 * * * *'),
       })
       .strict()
@@ -210,7 +252,11 @@ export type AccessLogConfig = PluginConfig['accessLog'];
 function keyPath(path: readonly PropertyKey[]): string {
   return path
     .map((part, index) =>
-      typeof part === 'number' ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(String(part)) ? `${index ? '.' : ''}${String(part)}` : `["${String(part)}"]`,
+      typeof part === 'number'
+        ? `[${part}]`
+        : /^[A-Za-z_$][\w$]*$/.test(String(part))
+          ? `${index ? '.' : ''}${String(part)}`
+          : `["${String(part)}"]`,
     )
     .join('');
 }
@@ -220,7 +266,10 @@ export function parsePluginConfig(raw: unknown): PluginConfig {
   const result = pluginConfigSchema.safeParse(raw ?? {});
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const key = issue.code === 'unrecognized_keys' ? keyPath([...issue.path, issue.keys[0]!]) : keyPath(issue.path);
+    const key =
+      issue.code === 'unrecognized_keys'
+        ? keyPath([...issue.path, issue.keys[0]!])
+        : keyPath(issue.path);
     const message =
       issue.code === 'unrecognized_keys'
         ? `unknown key (allowed keys are listed in the README)`

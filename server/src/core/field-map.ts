@@ -42,17 +42,40 @@ const TITLE_CANDIDATES = ['title', 'name', 'headline'];
 const SUMMARY_CANDIDATES = ['summary', 'excerpt', 'description', 'lead'];
 const AUTHOR_CANDIDATES = ['author', 'authors'];
 
-function first(attributes: Attributes, names: readonly string[], types: readonly string[]): string | undefined {
-  return names.find((n) => attributes[n] && types.includes(attributes[n]!.type) && !attributes[n]!.private);
+function first(
+  attributes: Attributes,
+  names: readonly string[],
+  types: readonly string[],
+): string | undefined {
+  return names.find(
+    (n) => attributes[n] && types.includes(attributes[n]!.type) && !attributes[n]!.private,
+  );
 }
 
-function requireField(uid: string, key: string, attributes: Attributes, name: string, types: readonly string[]): string {
+function requireField(
+  uid: string,
+  key: string,
+  attributes: Attributes,
+  name: string,
+  types: readonly string[],
+): string {
   const attribute = attributes[name];
-  if (!attribute) throw new ConfigError(`contentTypes["${uid}"].${key}`, `"${name}" is not an attribute of ${uid}`);
+  if (!attribute)
+    throw new ConfigError(
+      `contentTypes["${uid}"].${key}`,
+      `"${name}" is not an attribute of ${uid}`,
+    );
   if (!types.includes(attribute.type)) {
-    throw new ConfigError(`contentTypes["${uid}"].${key}`, `"${name}" is a ${attribute.type} attribute; expected ${types.join(' or ')}`);
+    throw new ConfigError(
+      `contentTypes["${uid}"].${key}`,
+      `"${name}" is a ${attribute.type} attribute; expected ${types.join(' or ')}`,
+    );
   }
-  if (attribute.private) throw new ConfigError(`contentTypes["${uid}"].${key}`, `"${name}" is private and is never published`);
+  if (attribute.private)
+    throw new ConfigError(
+      `contentTypes["${uid}"].${key}`,
+      `"${name}" is private and is never published`,
+    );
   return name;
 }
 
@@ -73,7 +96,11 @@ export function resolveFieldMap(
   const title = config.titleField
     ? requireField(uid, 'titleField', attributes, config.titleField, textTypes)
     : first(attributes, TITLE_CANDIDATES, textTypes);
-  if (!title) throw new ConfigError(`contentTypes["${uid}"].titleField`, 'no title attribute found; name one');
+  if (!title)
+    throw new ConfigError(
+      `contentTypes["${uid}"].titleField`,
+      'no title attribute found; name one',
+    );
   const slug = config.slugField
     ? requireField(uid, 'slugField', attributes, config.slugField, textTypes)
     : Object.keys(attributes).find((n) => attributes[n]!.type === 'uid' && !attributes[n]!.private);
@@ -82,21 +109,32 @@ export function resolveFieldMap(
     : first(attributes, SUMMARY_CANDIDATES, ['string', 'text']);
 
   const html = new Set(config.htmlFields);
-  for (const name of html) requireField(uid, 'htmlFields', attributes, name, ['text', 'richtext', 'string']);
+  for (const name of html)
+    requireField(uid, 'htmlFields', attributes, name, ['text', 'richtext', 'string']);
   const bodyNames = config.bodyFields
-    ? config.bodyFields.map((n) => requireField(uid, 'bodyFields', attributes, n, ['richtext', 'blocks', 'text']))
+    ? config.bodyFields.map((n) =>
+        requireField(uid, 'bodyFields', attributes, n, ['richtext', 'blocks', 'text']),
+      )
     : Object.keys(attributes).filter(
-        (n) => (attributes[n]!.type === 'richtext' || attributes[n]!.type === 'blocks' || html.has(n)) && !attributes[n]!.private,
+        (n) =>
+          (attributes[n]!.type === 'richtext' || attributes[n]!.type === 'blocks' || html.has(n)) &&
+          !attributes[n]!.private,
       );
   for (const name of html) if (!bodyNames.includes(name)) bodyNames.push(name);
   const bodies = bodyNames.map((field) => ({
     field,
-    format: (html.has(field) ? 'html' : attributes[field]!.type === 'blocks' ? 'blocks' : 'markdown') as RichTextFormat,
+    format: (html.has(field)
+      ? 'html'
+      : attributes[field]!.type === 'blocks'
+        ? 'blocks'
+        : 'markdown') as RichTextFormat,
   }));
 
   const media = config.mediaFields
     ? config.mediaFields.map((n) => requireField(uid, 'mediaFields', attributes, n, ['media']))
-    : Object.keys(attributes).filter((n) => attributes[n]!.type === 'media' && !attributes[n]!.private);
+    : Object.keys(attributes).filter(
+        (n) => attributes[n]!.type === 'media' && !attributes[n]!.private,
+      );
 
   const faq: FieldMap['faq'] = [];
   const tables: FieldMap['tables'] = [];
@@ -106,7 +144,11 @@ export function resolveFieldMap(
     const component = components[attribute.component];
     if (!component) continue;
     const inner = component.attributes;
-    const role = { field, component: attribute.component, repeatable: attribute.repeatable === true };
+    const role = {
+      field,
+      component: attribute.component,
+      repeatable: attribute.repeatable === true,
+    };
     const question = first(inner, ['question', 'q'], ['string', 'text']);
     const answer = first(inner, ['answer', 'a'], ['richtext', 'text', 'string']);
     if (question && answer) {
@@ -119,22 +161,39 @@ export function resolveFieldMap(
   }
 
   let author: FieldMap['author'];
-  const authorField = config.authorField ?? AUTHOR_CANDIDATES.find((n) => attributes[n]?.type === 'relation');
+  const authorField =
+    config.authorField ?? AUTHOR_CANDIDATES.find((n) => attributes[n]?.type === 'relation');
   if (authorField) {
     const attribute = attributes[authorField];
     if (!attribute || attribute.type !== 'relation' || !attribute.target) {
-      if (config.authorField) throw new ConfigError(`contentTypes["${uid}"].authorField`, `"${authorField}" is not a relation of ${uid}`);
+      if (config.authorField)
+        throw new ConfigError(
+          `contentTypes["${uid}"].authorField`,
+          `"${authorField}" is not a relation of ${uid}`,
+        );
     } else {
       const target = targets[attribute.target]?.attributes ?? {};
       const name = first(target, ['name', 'fullName', 'displayName', 'title'], ['string']);
-      if (name) author = { field: authorField, target: attribute.target, name, orcid: first(target, ['orcid', 'ORCID'], ['string']) };
+      if (name)
+        author = {
+          field: authorField,
+          target: attribute.target,
+          name,
+          orcid: first(target, ['orcid', 'ORCID'], ['string']),
+        };
     }
   }
 
-  const pathFields = patternPlaceholders(config.pathPattern).filter((p) => p !== 'locale' && p !== 'documentId');
+  const pathFields = patternPlaceholders(config.pathPattern).filter(
+    (p) => p !== 'locale' && p !== 'documentId',
+  );
   for (const name of pathFields) {
     const attribute = attributes[name];
-    if (!attribute || attribute.private || !['string', 'uid', 'integer', 'enumeration', 'date'].includes(attribute.type)) {
+    if (
+      !attribute ||
+      attribute.private ||
+      !['string', 'uid', 'integer', 'enumeration', 'date'].includes(attribute.type)
+    ) {
       throw new ConfigError(
         `contentTypes["${uid}"].pathPattern`,
         `placeholder {${name}} is not a public string, uid, number, enumeration or date attribute of ${uid}`,
@@ -142,7 +201,10 @@ export function resolveFieldMap(
     }
   }
   if (attributes[METADATA_ATTRIBUTE] && attributes[METADATA_ATTRIBUTE].type !== 'json') {
-    throw new ConfigError(`contentTypes["${uid}"]`, `attribute "${METADATA_ATTRIBUTE}" is reserved by sitemap-ai`);
+    throw new ConfigError(
+      `contentTypes["${uid}"]`,
+      `attribute "${METADATA_ATTRIBUTE}" is reserved by sitemap-ai`,
+    );
   }
   return { title, slug, summary, bodies, media, faq, tables, datasets, author, pathFields };
 }

@@ -4,7 +4,14 @@ import { canonicalText } from './canonical';
 import { DEFAULT_FAQ_HEADINGS, type ChunkRule, type FragmentType } from '../../../shared/constants';
 import { richTextToMarkdown } from './rich-text';
 import { absoluteUrl, isHttpUrl } from '../../../shared/urls';
-import type { Column, DatasetSource, EntrySource, Fragment, FragmentedEntry, TableSource } from './types';
+import type {
+  Column,
+  DatasetSource,
+  EntrySource,
+  Fragment,
+  FragmentedEntry,
+  TableSource,
+} from './types';
 
 export interface FragmentOptions {
   chunk: ChunkRule;
@@ -79,12 +86,21 @@ function rawOf(tokens: readonly Token[]): string {
   return tokens.map((t) => t.raw).join('');
 }
 
-function splitSections(tokens: readonly Token[], splitDepth: number, registry: AnchorRegistry): Section[] {
+function splitSections(
+  tokens: readonly Token[],
+  splitDepth: number,
+  registry: AnchorRegistry,
+): Section[] {
   const sections: Section[] = [{ key: 'intro', depth: 0, tokens: [] }];
   for (const token of tokens) {
     if (token.type === 'heading' && token.depth <= splitDepth) {
       const title = plainText(token.tokens, token.text);
-      sections.push({ key: registry.claim(slugify(title)), title, depth: token.depth, tokens: [token] });
+      sections.push({
+        key: registry.claim(slugify(title)),
+        title,
+        depth: token.depth,
+        tokens: [token],
+      });
     } else {
       sections[sections.length - 1]!.tokens.push(token);
     }
@@ -120,7 +136,12 @@ function datasetText(dataset: DatasetSource, mediaBaseUrl: string): string {
   if (dataset.fileUrl) parts.push(`File: <${absoluteUrl(mediaBaseUrl, dataset.fileUrl)}>`);
   if (dataset.fileChecksum) parts.push(`File checksum: ${dataset.fileChecksum}`);
   if (dataset.columns.length > 0) {
-    const rows = dataset.columns.map((c) => [c.name, c.unit ?? '', c.datatype ?? '', c.description ?? '']);
+    const rows = dataset.columns.map((c) => [
+      c.name,
+      c.unit ?? '',
+      c.datatype ?? '',
+      c.description ?? '',
+    ]);
     parts.push(
       markdownTable(
         [{ name: 'column' }, { name: 'unit' }, { name: 'type' }, { name: 'description' }],
@@ -148,7 +169,9 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
   const registry = new AnchorRegistry(['intro']);
   const splitDepth = options.chunk === 'by_h3' ? 3 : options.chunk === 'whole' ? 0 : 2;
   const sections = splitSections(tokens, splitDepth, registry);
-  const faqHeadings = new Set((options.faqHeadings ?? DEFAULT_FAQ_HEADINGS).map((h) => h.toLowerCase()));
+  const faqHeadings = new Set(
+    (options.faqHeadings ?? DEFAULT_FAQ_HEADINGS).map((h) => h.toLowerCase()),
+  );
   // The question/answer region of each FAQ H2 (the tokens up to the next H1/H2), found on the
   // whole document so that `by_h3` and `whole` yield the same `faq` fragments as `by_h2`.
   const faqRegions = new Map<Token, Token[]>();
@@ -178,9 +201,13 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
     walk(section.tokens, (token) => {
       if (token.type === 'table') {
         tables += 1;
-        const columns = token.header.map((cell: Tokens.TableCell) => columnFromHeader(plainText(cell.tokens, cell.text)));
+        const columns = token.header.map((cell: Tokens.TableCell) =>
+          columnFromHeader(plainText(cell.tokens, cell.text)),
+        );
         fragments.push({
-          key: registry.claim(prefix ? subFragmentAnchor(prefix, 'table', tables) : `table-${tables}`),
+          key: registry.claim(
+            prefix ? subFragmentAnchor(prefix, 'table', tables) : `table-${tables}`,
+          ),
           type: 'table',
           title: section.title ? `${section.title} — table ${tables}` : `Table ${tables}`,
           text: canonicalText(token.raw),
@@ -192,7 +219,9 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
       } else if (token.type === 'image') {
         figures += 1;
         fragments.push({
-          key: registry.claim(prefix ? subFragmentAnchor(prefix, 'figure', figures) : `figure-${figures}`),
+          key: registry.claim(
+            prefix ? subFragmentAnchor(prefix, 'figure', figures) : `figure-${figures}`,
+          ),
           type: 'figure',
           title: token.title || token.text || undefined,
           text: canonicalText(token.raw),
@@ -255,7 +284,11 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
 
   entry.tables.forEach((table, index) => {
     fragments.push({
-      key: registry.claim(table.caption ? `table-${slugify(table.caption, 70)}` : `${slugify(table.field)}-${index + 1}`),
+      key: registry.claim(
+        table.caption
+          ? `table-${slugify(table.caption, 70)}`
+          : `${slugify(table.field)}-${index + 1}`,
+      ),
       type: 'table',
       title: table.caption || `Table ${index + 1}`,
       text: canonicalText(tableComponentText(table)),
@@ -269,7 +302,9 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
 
   entry.datasets.forEach((dataset, index) => {
     fragments.push({
-      key: registry.claim(dataset.title ? `dataset-${slugify(dataset.title, 70)}` : `dataset-${index + 1}`),
+      key: registry.claim(
+        dataset.title ? `dataset-${slugify(dataset.title, 70)}` : `dataset-${index + 1}`,
+      ),
       type: 'dataset',
       title: dataset.title || entry.title,
       text: canonicalText(datasetText(dataset, options.mediaBaseUrl)),

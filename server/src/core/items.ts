@@ -3,8 +3,19 @@ import { buildCitation } from './citation';
 import { ID_SEPARATOR, type ChunkRule, type FragmentType } from '../../../shared/constants';
 import { fragmentEntry } from './fragmenter';
 import { slugify } from './anchors';
-import { mergeEvidence, metadataLayer, normaliseTopics, resolvePolicy, type PolicyLayer } from './policy';
-import { meanChangeIntervalDays, meanDaysForScore, revisitAfter, stabilityScore } from './stability';
+import {
+  mergeEvidence,
+  metadataLayer,
+  normaliseTopics,
+  resolvePolicy,
+  type PolicyLayer,
+} from './policy';
+import {
+  meanChangeIntervalDays,
+  meanDaysForScore,
+  revisitAfter,
+  stabilityScore,
+} from './stability';
 import { fillPathPattern, isSameSite } from '../../../shared/urls';
 import type {
   EntrySource,
@@ -75,7 +86,9 @@ function overrideFor(entry: EntrySource, id: string, key: string): MetadataOverr
 
 function definedOnly<T extends object>(value: T): T {
   return Object.fromEntries(
-    Object.entries(value).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+    Object.entries(value).filter(
+      ([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0),
+    ),
   ) as T;
 }
 
@@ -91,7 +104,10 @@ interface PageContext {
 
 function typeSpecific(fragment: Fragment): Partial<ManifestItem> {
   return definedOnly({
-    columns: fragment.columns && fragment.columns.length > 0 ? fragment.columns.map((c) => definedOnly({ ...c })) : undefined,
+    columns:
+      fragment.columns && fragment.columns.length > 0
+        ? fragment.columns.map((c) => definedOnly({ ...c }))
+        : undefined,
     units: fragment.units,
     source_method: fragment.sourceMethod,
     update_cycle: fragment.updateCycle,
@@ -131,7 +147,9 @@ function makeDraft(
   const evidence = mergeEvidence(
     override?.evidence,
     meta.evidence,
-    spec.links.filter((url) => !isSameSite(url, site.siteUrl)).map((url) => ({ rel: 'cites', url })),
+    spec.links
+      .filter((url) => !isSameSite(url, site.siteUrl))
+      .map((url) => ({ rel: 'cites', url })),
   );
   const item: ItemDraft['item'] = definedOnly({
     id: spec.id,
@@ -148,7 +166,11 @@ function makeDraft(
     usage: policy.usage,
     checksum: checksumOf(content),
     evidence,
-    schema: normaliseTopics(override?.schema, spec.type === 'article' ? meta.schema : undefined, spec.schema),
+    schema: normaliseTopics(
+      override?.schema,
+      spec.type === 'article' ? meta.schema : undefined,
+      spec.schema,
+    ),
     embedding_hint: policy.embedding_hint,
     signals: definedOnly({
       canonical: ctx.pageUrl,
@@ -168,8 +190,10 @@ function makeDraft(
     content,
     checksum: item.checksum,
     metaHash: '',
-    sourceModified: entry.publishedAt ?? entry.updatedAt ?? entry.createdAt ?? new Date(0).toISOString(),
-    stabilityPin: override?.stability_pin ?? (spec.type === 'article' ? meta.stability_pin : undefined),
+    sourceModified:
+      entry.publishedAt ?? entry.updatedAt ?? entry.createdAt ?? new Date(0).toISOString(),
+    stabilityPin:
+      override?.stability_pin ?? (spec.type === 'article' ? meta.stability_pin : undefined),
     citationOverride: override?.citation ?? (spec.type === 'article' ? meta.citation : undefined),
     citationInput: {
       title: spec.title,
@@ -191,7 +215,11 @@ function makeDraft(
  * nothing. Returns `null` when the entry has no page URL (its path pattern
  * cannot be filled), which the caller reports.
  */
-export function buildEntryItems(entry: EntrySource, type: TypePolicy, site: SiteContext): ItemDraft[] | null {
+export function buildEntryItems(
+  entry: EntrySource,
+  type: TypePolicy,
+  site: SiteContext,
+): ItemDraft[] | null {
   if (entry.metadata.sensitive === true) return [];
   const path = fillPathPattern(type.pathPattern, entry.pathValues);
   if (path === null) return null;
@@ -243,7 +271,9 @@ export function buildEntryItems(entry: EntrySource, type: TypePolicy, site: Site
         extra: {
           ...typeSpecific(fragment),
           // Figures: resolution and regions where an editor gave them
-          ...(fragment.type === 'figure' && override?.dpi !== undefined ? { dpi: override.dpi } : {}),
+          ...(fragment.type === 'figure' && override?.dpi !== undefined
+            ? { dpi: override.dpi }
+            : {}),
           ...(fragment.type === 'figure' && override?.bounding_boxes?.length
             ? { bounding_boxes: override.bounding_boxes.map((box) => ({ ...box })) }
             : {}),
@@ -260,9 +290,13 @@ export function buildEntryItems(entry: EntrySource, type: TypePolicy, site: Site
  * position when both versions have the same sequence of fragment types. An
  * editor's `alt_of` is kept. Returns new drafts; the inputs are not changed.
  */
-export function linkTranslations(reference: readonly ItemDraft[], translation: readonly ItemDraft[]): ItemDraft[] {
+export function linkTranslations(
+  reference: readonly ItemDraft[],
+  translation: readonly ItemDraft[],
+): ItemDraft[] {
   const sameShape =
-    reference.length === translation.length && reference.every((r, i) => r.type === translation[i]!.type);
+    reference.length === translation.length &&
+    reference.every((r, i) => r.type === translation[i]!.type);
   return translation.map((draft, index) => {
     if (draft.item.alt_of) return draft;
     const target = index === 0 ? reference[0] : sameShape ? reference[index] : undefined;
@@ -279,7 +313,9 @@ export function linkTranslations(reference: readonly ItemDraft[], translation: r
 export function finalizeDraft(draft: ItemDraft): ItemDraft {
   const { checksum: _checksum, ...meta } = draft.item;
   const { date: _date, ...cite } = draft.citationInput;
-  const metaHash = sha256Hex(stableStringify({ meta, pin: draft.stabilityPin, citation: draft.citationOverride, cite }));
+  const metaHash = sha256Hex(
+    stableStringify({ meta, pin: draft.stabilityPin, citation: draft.citationOverride, cite }),
+  );
   return { ...draft, metaHash };
 }
 
@@ -327,13 +363,21 @@ export function versionItem(
   if (previous.metaHash !== draft.metaHash) {
     return {
       change: 'metadata',
-      state: { ...previous, history: [...previous.history], metaHash: draft.metaHash, metaVersion: previous.metaVersion + 1, modified: now },
+      state: {
+        ...previous,
+        history: [...previous.history],
+        metaHash: draft.metaHash,
+        metaVersion: previous.metaVersion + 1,
+        modified: now,
+      },
     };
   }
   return { change: 'none', state: { ...previous, history: [...previous.history] } };
 }
 
-export function versionString(state: Pick<StoredItemState, 'contentVersion' | 'metaVersion'>): string {
+export function versionString(
+  state: Pick<StoredItemState, 'contentVersion' | 'metaVersion'>,
+): string {
   return `v${state.contentVersion}.${state.metaVersion}`;
 }
 
@@ -360,8 +404,12 @@ export function servedItem(
   stabilityPin: number | undefined,
   snapshotTime: Date,
 ): ManifestItem {
-  const meanDays = stabilityPin !== undefined ? meanDaysForScore(stabilityPin) : meanChangeIntervalDays(history, snapshotTime);
-  const score = stabilityPin !== undefined ? Math.round(stabilityPin * 100) / 100 : stabilityScore(meanDays);
+  const meanDays =
+    stabilityPin !== undefined
+      ? meanDaysForScore(stabilityPin)
+      : meanChangeIntervalDays(history, snapshotTime);
+  const score =
+    stabilityPin !== undefined ? Math.round(stabilityPin * 100) / 100 : stabilityScore(meanDays);
   const ordered: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(stored)) {
     ordered[key] = value;

@@ -1,5 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ITEM_ID_MAX_LENGTH, PAGE_TOKEN_MAX_LENGTH, PAGE_TOKEN_VERSION } from '../../../shared/constants';
+import {
+  ITEM_ID_MAX_LENGTH,
+  PAGE_TOKEN_MAX_LENGTH,
+  PAGE_TOKEN_VERSION,
+} from '../../../shared/constants';
 import { InvalidPageTokenError } from './errors';
 
 /**
@@ -25,7 +29,13 @@ function mac(secret: string, payload: string): Buffer {
  */
 export function encodePageToken(position: PagePosition, secret: string): string {
   const payload = Buffer.from(
-    JSON.stringify([PAGE_TOKEN_VERSION, position.snapshot, position.after, position.filters, position.feed]),
+    JSON.stringify([
+      PAGE_TOKEN_VERSION,
+      position.snapshot,
+      position.after,
+      position.filters,
+      position.feed,
+    ]),
     'utf8',
   ).toString('base64url');
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
@@ -33,10 +43,15 @@ export function encodePageToken(position: PagePosition, secret: string): string 
 
 /** Decode and verify a page token; throws InvalidPageTokenError for anything not issued by us. */
 export function decodePageToken(token: string, secret: string): PagePosition {
-  if (typeof token !== 'string' || token.length === 0) throw new InvalidPageTokenError('empty token');
+  if (typeof token !== 'string' || token.length === 0)
+    throw new InvalidPageTokenError('empty token');
   if (token.length > PAGE_TOKEN_MAX_LENGTH) throw new InvalidPageTokenError('token too long');
   const parts = token.split('.');
-  if (parts.length !== 2 || !/^[A-Za-z0-9_-]+$/.test(parts[0]!) || !/^[A-Za-z0-9_-]+$/.test(parts[1]!)) {
+  if (
+    parts.length !== 2 ||
+    !/^[A-Za-z0-9_-]+$/.test(parts[0]!) ||
+    !/^[A-Za-z0-9_-]+$/.test(parts[1]!)
+  ) {
     throw new InvalidPageTokenError('malformed token');
   }
   const [payload, signature] = parts as [string, string];
@@ -45,7 +60,9 @@ export function decodePageToken(token: string, secret: string): PagePosition {
   const expected = Buffer.from(mac(secret, payload).toString('base64url'), 'utf8');
   const given = Buffer.from(signature, 'utf8');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new InvalidPageTokenError('signature does not match (the token was altered or issued by another site)');
+    throw new InvalidPageTokenError(
+      'signature does not match (the token was altered or issued by another site)',
+    );
   }
   let decoded: unknown;
   try {

@@ -1,4 +1,9 @@
-import { ITEM_ID_MAX_LENGTH, ITEM_TYPES, PAGE_TOKEN_MAX_LENGTH, type ItemType } from '../../../shared/constants';
+import {
+  ITEM_ID_MAX_LENGTH,
+  ITEM_TYPES,
+  PAGE_TOKEN_MAX_LENGTH,
+  type ItemType,
+} from '../../../shared/constants';
 import { InvalidParameterError } from './errors';
 
 /** Query parameters as Koa parses them: strings, arrays for repeats, nested objects for `a[b]`. */
@@ -16,7 +21,8 @@ const MANIFEST_KEYS = new Set(['limit', 'page_token', 'type', 'lang']);
 function single(query: RawQuery, key: string): string | undefined {
   const value = query[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new InvalidParameterError(key, 'give it once, as a plain value');
+  if (typeof value !== 'string')
+    throw new InvalidParameterError(key, 'give it once, as a plain value');
   return value;
 }
 
@@ -24,24 +30,35 @@ function single(query: RawQuery, key: string): string | undefined {
  * Validate the manifest's query string (SPEC §6, §8): unknown parameters,
  * repeats and bad values are refused with a message that says what is allowed.
  */
-export function validateManifestParams(query: RawQuery, limits: { default: number; max: number }): ManifestParams {
+export function validateManifestParams(
+  query: RawQuery,
+  limits: { default: number; max: number },
+): ManifestParams {
   for (const key of Object.keys(query)) {
     if (!MANIFEST_KEYS.has(key)) {
-      throw new InvalidParameterError(key, `unknown parameter; allowed are ${[...MANIFEST_KEYS].join(', ')}`);
+      throw new InvalidParameterError(
+        key,
+        `unknown parameter; allowed are ${[...MANIFEST_KEYS].join(', ')}`,
+      );
     }
   }
   const params: ManifestParams = { limit: limits.default };
   const limit = single(query, 'limit');
   if (limit !== undefined) {
-    if (!/^[0-9]{1,7}$/.test(limit)) throw new InvalidParameterError('limit', `must be a whole number from 1 to ${limits.max}`);
+    if (!/^[0-9]{1,7}$/.test(limit))
+      throw new InvalidParameterError('limit', `must be a whole number from 1 to ${limits.max}`);
     const n = Number(limit);
-    if (n < 1 || n > limits.max) throw new InvalidParameterError('limit', `must be a whole number from 1 to ${limits.max}`);
+    if (n < 1 || n > limits.max)
+      throw new InvalidParameterError('limit', `must be a whole number from 1 to ${limits.max}`);
     params.limit = n;
   }
   const token = single(query, 'page_token');
   if (token !== undefined) {
     if (token === '' || token.length > PAGE_TOKEN_MAX_LENGTH) {
-      throw new InvalidParameterError('page_token', 'must be the next_page_token of a previous page');
+      throw new InvalidParameterError(
+        'page_token',
+        'must be the next_page_token of a previous page',
+      );
     }
     params.page_token = token;
   }
@@ -66,7 +83,10 @@ export function validateManifestParams(query: RawQuery, limits: { default: numbe
 export function validateItemId(raw: unknown): string {
   if (typeof raw !== 'string' || raw === '') throw new InvalidParameterError('id', 'missing');
   if (raw.length > ITEM_ID_MAX_LENGTH || !/^[a-z0-9][a-z0-9:-]*$/.test(raw)) {
-    throw new InvalidParameterError('id', 'must be a manifest item id such as article:geo-index:en:intro');
+    throw new InvalidParameterError(
+      'id',
+      'must be a manifest item id such as article:geo-index:en:intro',
+    );
   }
   return raw;
 }
@@ -86,25 +106,44 @@ function isCalendarDate(iso: string): boolean {
 }
 
 /** `since` is a snapshot id (digits) or an ISO-8601 time with a zone (SPEC §6 delta). */
-export function validateDeltaParams(query: RawQuery, limits: { default: number; max: number }): DeltaParams {
+export function validateDeltaParams(
+  query: RawQuery,
+  limits: { default: number; max: number },
+): DeltaParams {
   for (const key of Object.keys(query)) {
     if (key !== 'since' && !MANIFEST_KEYS.has(key)) {
-      throw new InvalidParameterError(key, `unknown parameter; allowed are since, ${[...MANIFEST_KEYS].join(', ')}`);
+      throw new InvalidParameterError(
+        key,
+        `unknown parameter; allowed are since, ${[...MANIFEST_KEYS].join(', ')}`,
+      );
     }
   }
   const { since: raw, ...rest } = query;
   const base = validateManifestParams(rest, limits);
-  if (raw === undefined) throw new InvalidParameterError('since', 'required: a snapshot id (e.g. 12) or an ISO-8601 time (e.g. 2026-11-30T09:00:00Z)');
-  if (typeof raw !== 'string') throw new InvalidParameterError('since', 'give it once, as a plain value');
+  if (raw === undefined)
+    throw new InvalidParameterError(
+      'since',
+      'required: a snapshot id (e.g. 12) or an ISO-8601 time (e.g. 2026-11-30T09:00:00Z)',
+    );
+  if (typeof raw !== 'string')
+    throw new InvalidParameterError('since', 'give it once, as a plain value');
   if (/^[0-9]{1,10}$/.test(raw)) return { ...base, since: { snapshot: Number(raw) } };
-  if (ISO_TIME.test(raw) && !Number.isNaN(Date.parse(raw)) && isCalendarDate(raw)) return { ...base, since: { time: new Date(raw).toISOString() } };
-  throw new InvalidParameterError('since', 'must be a snapshot id (e.g. 12) or an ISO-8601 time with a zone (e.g. 2026-11-30T09:00:00Z)');
+  if (ISO_TIME.test(raw) && !Number.isNaN(Date.parse(raw)) && isCalendarDate(raw))
+    return { ...base, since: { time: new Date(raw).toISOString() } };
+  throw new InvalidParameterError(
+    'since',
+    'must be a snapshot id (e.g. 12) or an ISO-8601 time with a zone (e.g. 2026-11-30T09:00:00Z)',
+  );
 }
 
 /** `limit` and `page_token` of the changelog feed. */
-export function validateChangelogParams(query: RawQuery, limits: { default: number; max: number }): { limit: number; page_token?: string } {
+export function validateChangelogParams(
+  query: RawQuery,
+  limits: { default: number; max: number },
+): { limit: number; page_token?: string } {
   for (const key of Object.keys(query)) {
-    if (key !== 'limit' && key !== 'page_token') throw new InvalidParameterError(key, 'unknown parameter; allowed are limit, page_token');
+    if (key !== 'limit' && key !== 'page_token')
+      throw new InvalidParameterError(key, 'unknown parameter; allowed are limit, page_token');
   }
   const { limit, page_token } = validateManifestParams(query, limits);
   return page_token === undefined ? { limit } : { limit, page_token };

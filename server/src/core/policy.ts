@@ -23,7 +23,10 @@ export interface EffectivePolicy {
  * specific value winning. Usage kinds nobody set fall back to DEFAULT_USAGE,
  * where `train` is `deny` (deny by default).
  */
-export function resolvePolicy(layers: readonly (PolicyLayer | undefined)[], fallbackLicense: string): EffectivePolicy {
+export function resolvePolicy(
+  layers: readonly (PolicyLayer | undefined)[],
+  fallbackLicense: string,
+): EffectivePolicy {
   let license = fallbackLicense;
   const usage: Usage = { ...DEFAULT_USAGE };
   let chunk: ChunkRule = 'by_h2';
@@ -52,7 +55,9 @@ export function metadataLayer(meta: MetadataOverride | undefined): PolicyLayer |
 }
 
 /** Evidence links deduplicated by URL, first occurrence (most specific) winning. */
-export function mergeEvidence(...lists: readonly (readonly EvidenceLink[] | undefined)[]): EvidenceLink[] {
+export function mergeEvidence(
+  ...lists: readonly (readonly EvidenceLink[] | undefined)[]
+): EvidenceLink[] {
   const seen = new Set<string>();
   const merged: EvidenceLink[] = [];
   for (const list of lists) {

@@ -28,11 +28,16 @@ export class RateLimiter {
     }
     window.count += 1;
     const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
-    return { allowed: window.count <= this.max, remaining: Math.max(0, this.max - window.count), retryAfter };
+    return {
+      allowed: window.count <= this.max,
+      remaining: Math.max(0, this.max - window.count),
+      retryAfter,
+    };
   }
 
   private prune(now: number): void {
-    for (const [client, window] of this.windows) if (window.resetAt <= now) this.windows.delete(client);
+    for (const [client, window] of this.windows)
+      if (window.resetAt <= now) this.windows.delete(client);
     // Still full of live windows: forget the oldest half rather than grow without bound.
     if (this.windows.size >= MAX_TRACKED_CLIENTS) {
       let drop = Math.floor(this.windows.size / 2);

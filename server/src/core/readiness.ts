@@ -20,11 +20,26 @@ export const READINESS_CHECK_IDS = [
 export type ReadinessCheckId = (typeof READINESS_CHECK_IDS)[number];
 
 /** Checks made item by item (delta-and-paging is a check of the feeds, made by the service). */
-export const ITEM_CHECK_IDS = ['required-fields', 'permalinks', 'changelog-90-days', 'evidence', 'embedding-hints', 'schema-valid'] as const;
+export const ITEM_CHECK_IDS = [
+  'required-fields',
+  'permalinks',
+  'changelog-90-days',
+  'evidence',
+  'embedding-hints',
+  'schema-valid',
+] as const;
 export type ItemCheckId = (typeof ITEM_CHECK_IDS)[number];
 
 /** SPEC §3 / the seed's checklist: fields every item must carry. */
-export const REQUIRED_ITEM_FIELDS = ['id', 'url', 'type', 'lang', 'license', 'version', 'checksum'] as const;
+export const REQUIRED_ITEM_FIELDS = [
+  'id',
+  'url',
+  'type',
+  'lang',
+  'license',
+  'version',
+  'checksum',
+] as const;
 
 /** SPEC §9: evidence coverage target (share of fragments with a primary source). */
 export const EVIDENCE_COVERAGE_TARGET = 0.9;
@@ -38,17 +53,22 @@ export const READINESS_FAILURES_MAX = 50;
 /** A permalink's anchor (SPEC §2 anchors: slugs of headings and keys). */
 const ANCHOR = /^[a-z0-9][a-z0-9-]*$/;
 
-const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+const isNonEmptyString = (value: unknown): value is string =>
+  typeof value === 'string' && value.trim() !== '';
 
 /** Required fields (SPEC §3) an item lacks or leaves empty. */
 export function missingRequiredFields(item: Partial<ManifestItem>): string[] {
-  return REQUIRED_ITEM_FIELDS.filter((field) => !isNonEmptyString((item as Record<string, unknown>)[field]));
+  return REQUIRED_ITEM_FIELDS.filter(
+    (field) => !isNonEmptyString((item as Record<string, unknown>)[field]),
+  );
 }
 
 /** `https://example.com/a#b` → `{ page: 'https://example.com/a', anchor: 'b' }`; no `#` → anchor null. */
 export function splitPermalink(url: string): { page: string; anchor: string | null } {
   const hash = url.indexOf('#');
-  return hash === -1 ? { page: url, anchor: null } : { page: url.slice(0, hash), anchor: url.slice(hash + 1) };
+  return hash === -1
+    ? { page: url, anchor: null }
+    : { page: url.slice(0, hash), anchor: url.slice(hash + 1) };
 }
 
 /**
@@ -57,13 +77,18 @@ export function splitPermalink(url: string): { page: string; anchor: string | nu
  * Pages (`article` items) are not permalinks to a fragment: always null.
  * `pageUrl` is the parent page's URL when known (undefined: not checked).
  */
-export function permalinkProblem(item: Pick<ManifestItem, 'type' | 'url'>, pageUrl?: string): string | null {
+export function permalinkProblem(
+  item: Pick<ManifestItem, 'type' | 'url'>,
+  pageUrl?: string,
+): string | null {
   if (item.type === 'article') return null;
   if (!isNonEmptyString(item.url)) return 'no url';
   const { page, anchor } = splitPermalink(item.url);
   if (anchor === null || anchor === '') return `url ${item.url} has no #anchor`;
-  if (!ANCHOR.test(anchor)) return `anchor "#${anchor.slice(0, 80)}" is not a published anchor (lowercase letters, digits, dashes)`;
-  if (pageUrl !== undefined && page !== pageUrl) return `url ${item.url} is not on its page ${pageUrl}`;
+  if (!ANCHOR.test(anchor))
+    return `anchor "#${anchor.slice(0, 80)}" is not a published anchor (lowercase letters, digits, dashes)`;
+  if (pageUrl !== undefined && page !== pageUrl)
+    return `url ${item.url} is not on its page ${pageUrl}`;
   return null;
 }
 
@@ -74,7 +99,10 @@ export function permalinkProblem(item: Pick<ManifestItem, 'type' | 'url'>, pageU
  * A page unchanged for longer has nothing to report and passes. Fragments
  * are not checked (their page's changelog covers the page).
  */
-export function changelogProblem(item: Pick<ManifestItem, 'type' | 'version' | 'modified' | 'changelog'>, now: Date): string | null {
+export function changelogProblem(
+  item: Pick<ManifestItem, 'type' | 'version' | 'modified' | 'changelog'>,
+  now: Date,
+): string | null {
   if (item.type !== 'article') return null;
   const cutoff = now.getTime() - CHANGELOG_WINDOW_DAYS * 86_400_000;
   const modified = Date.parse(item.modified);
@@ -84,7 +112,8 @@ export function changelogProblem(item: Pick<ManifestItem, 'type' | 'version' | '
     const at = Date.parse(e.date);
     return Number.isFinite(at) && at >= cutoff;
   });
-  if (recent.length === 0) return `changed ${item.modified ? `on ${item.modified.slice(0, 10)} ` : ''}but no changelog entry in the last ${CHANGELOG_WINDOW_DAYS} days`;
+  if (recent.length === 0)
+    return `changed ${item.modified ? `on ${item.modified.slice(0, 10)} ` : ''}but no changelog entry in the last ${CHANGELOG_WINDOW_DAYS} days`;
   if (!recent.some((e) => e.version === item.version)) {
     return `its changelog of the last ${CHANGELOG_WINDOW_DAYS} days does not mention the current version ${item.version}`;
   }
@@ -100,13 +129,20 @@ export function hasEvidence(item: Pick<ManifestItem, 'evidence'>): boolean {
 export function embeddingHintProblem(item: Pick<ManifestItem, 'embedding_hint'>): string | null {
   const hint = item.embedding_hint;
   if (!hint || typeof hint !== 'object') return 'no embedding_hint';
-  if (!(CHUNK_RULES as readonly string[]).includes(hint.chunk)) return `embedding_hint.chunk must be one of ${CHUNK_RULES.join(', ')}`;
-  if (!Number.isInteger(hint.max_tokens) || hint.max_tokens < 1) return 'embedding_hint.max_tokens must be a positive integer';
+  if (!(CHUNK_RULES as readonly string[]).includes(hint.chunk))
+    return `embedding_hint.chunk must be one of ${CHUNK_RULES.join(', ')}`;
+  if (!Number.isInteger(hint.max_tokens) || hint.max_tokens < 1)
+    return 'embedding_hint.max_tokens must be a positive integer';
   return null;
 }
 
 /** Admin path of the Content Manager edit view of an entry (in its locale, for localized types). */
-export function contentManagerEditPath(input: { uid: string; documentId: string; locale: string | null; singleType?: boolean }): string {
+export function contentManagerEditPath(input: {
+  uid: string;
+  documentId: string;
+  locale: string | null;
+  singleType?: boolean;
+}): string {
   const locale = input.locale ? `?plugins[i18n][locale]=${encodeURIComponent(input.locale)}` : '';
   if (input.singleType) return `/content-manager/single-types/${input.uid}${locale}`;
   return `/content-manager/collection-types/${input.uid}/${encodeURIComponent(input.documentId)}${locale}`;
@@ -124,7 +160,12 @@ export function shareSummary(passed: number, total: number, noun: string): strin
  * (the builder publishes everything pending when it runs); an entry marked
  * dirty counts from when it was marked. 0 when nothing waits.
  */
-export function indexFreshnessHours(input: { oldestPending: string | null; latestSnapshot: string | null; oldestDirty: string | null; now: Date }): number {
+export function indexFreshnessHours(input: {
+  oldestPending: string | null;
+  latestSnapshot: string | null;
+  oldestDirty: string | null;
+  now: Date;
+}): number {
   const starts: number[] = [];
   if (input.oldestPending) {
     const pending = Date.parse(input.oldestPending);
@@ -132,7 +173,8 @@ export function indexFreshnessHours(input: { oldestPending: string | null; lates
     const start = Number.isFinite(snapshot) ? Math.max(pending, snapshot) : pending;
     if (Number.isFinite(start)) starts.push(start);
   }
-  if (input.oldestDirty && Number.isFinite(Date.parse(input.oldestDirty))) starts.push(Date.parse(input.oldestDirty));
+  if (input.oldestDirty && Number.isFinite(Date.parse(input.oldestDirty)))
+    starts.push(Date.parse(input.oldestDirty));
   if (starts.length === 0) return 0;
   const hours = (input.now.getTime() - Math.min(...starts)) / 3_600_000;
   return Math.max(0, Math.round(hours * 100) / 100);
@@ -166,7 +208,9 @@ export interface ItemCheckResult extends CheckTally {
  * per fragment (to check that fragments sit on their page with unique anchors).
  */
 export class ReadinessTally {
-  private readonly tallies = new Map<ItemCheckId, CheckTally>(ITEM_CHECK_IDS.map((id) => [id, { checked: 0, failureCount: 0, failures: [] }]));
+  private readonly tallies = new Map<ItemCheckId, CheckTally>(
+    ITEM_CHECK_IDS.map((id) => [id, { checked: 0, failureCount: 0, failures: [] }]),
+  );
   private readonly pageUrls = new Map<string, string>();
   private readonly fragmentUrls = new Set<string>();
   /** Fragments read before their page (keyset order is the database's collation). */
@@ -187,7 +231,11 @@ export class ReadinessTally {
     const tally = this.tallies.get(id)!;
     tally.failureCount += 1;
     if (tally.failures.length < (this.options.maxFailures ?? READINESS_FAILURES_MAX)) {
-      tally.failures.push({ itemId: String(item.id ?? ''), title: String(item.title ?? item.id ?? ''), detail });
+      tally.failures.push({
+        itemId: String(item.id ?? ''),
+        title: String(item.title ?? item.id ?? ''),
+        detail,
+      });
     }
   }
 
@@ -202,7 +250,8 @@ export class ReadinessTally {
     if (missing.length > 0) this.fail('required-fields', item, `missing ${missing.join(', ')}`);
 
     if (item.type === 'article') {
-      if (isNonEmptyString(item.id) && isNonEmptyString(item.url)) this.pageUrls.set(item.id, item.url);
+      if (isNonEmptyString(item.id) && isNonEmptyString(item.url))
+        this.pageUrls.set(item.id, item.url);
       this.count('changelog-90-days');
       const changelog = changelogProblem(item, this.options.now);
       if (changelog) this.fail('changelog-90-days', item, changelog);
@@ -229,12 +278,25 @@ export class ReadinessTally {
   private checkPermalink(item: ManifestItem): void {
     const own = permalinkProblem(item);
     if (own) return this.fail('permalinks', item, own);
-    if (this.fragmentUrls.has(item.url)) return this.fail('permalinks', item, `url ${item.url} is also the permalink of another fragment`);
+    if (this.fragmentUrls.has(item.url))
+      return this.fail(
+        'permalinks',
+        item,
+        `url ${item.url} is also the permalink of another fragment`,
+      );
     this.fragmentUrls.add(item.url);
     if (!isNonEmptyString(item.parent)) return this.fail('permalinks', item, 'no parent page');
     const pageUrl = this.pageUrls.get(item.parent);
     if (pageUrl === undefined) {
-      this.deferred.push({ item: { itemId: item.id, title: item.title ?? item.id, detail: '', parent: item.parent, url: item.url } });
+      this.deferred.push({
+        item: {
+          itemId: item.id,
+          title: item.title ?? item.id,
+          detail: '',
+          parent: item.parent,
+          url: item.url,
+        },
+      });
       return;
     }
     const problem = permalinkProblem(item, pageUrl);
@@ -255,21 +317,36 @@ export class ReadinessTally {
     for (const { item } of this.deferred) {
       const pageUrl = this.pageUrls.get(item.parent);
       const failing = { id: item.itemId, title: item.title };
-      if (pageUrl === undefined) this.fail('permalinks', failing, `its page ${item.parent} is not in the manifest`);
+      if (pageUrl === undefined)
+        this.fail('permalinks', failing, `its page ${item.parent} is not in the manifest`);
       else {
         const problem = permalinkProblem({ type: 'section', url: item.url }, pageUrl);
         if (problem) this.fail('permalinks', failing, problem);
       }
     }
     this.deferred.length = 0;
-    const result = (id: ItemCheckId, ok: boolean, summary: string): ItemCheckResult => ({ id, ok, summary, ...this.tallies.get(id)! });
-    const passed = (id: ItemCheckId) => this.tallies.get(id)!.checked - this.tallies.get(id)!.failureCount;
+    const result = (id: ItemCheckId, ok: boolean, summary: string): ItemCheckResult => ({
+      id,
+      ok,
+      summary,
+      ...this.tallies.get(id)!,
+    });
+    const passed = (id: ItemCheckId) =>
+      this.tallies.get(id)!.checked - this.tallies.get(id)!.failureCount;
     const clean = (id: ItemCheckId) => this.tallies.get(id)!.failureCount === 0;
     const coverage = this.evidenceCoverage();
     const t = (id: ItemCheckId) => this.tallies.get(id)!.checked;
     return [
-      result('required-fields', clean('required-fields'), `${shareSummary(passed('required-fields'), t('required-fields'), 'items')} carry ${REQUIRED_ITEM_FIELDS.join(', ')}`),
-      result('permalinks', clean('permalinks'), `${shareSummary(passed('permalinks'), t('permalinks'), 'fragments')} have a unique #anchor permalink on their page`),
+      result(
+        'required-fields',
+        clean('required-fields'),
+        `${shareSummary(passed('required-fields'), t('required-fields'), 'items')} carry ${REQUIRED_ITEM_FIELDS.join(', ')}`,
+      ),
+      result(
+        'permalinks',
+        clean('permalinks'),
+        `${shareSummary(passed('permalinks'), t('permalinks'), 'fragments')} have a unique #anchor permalink on their page`,
+      ),
       result(
         'changelog-90-days',
         clean('changelog-90-days'),
@@ -280,11 +357,17 @@ export class ReadinessTally {
         coverage >= EVIDENCE_COVERAGE_TARGET,
         `${shareSummary(this.withEvidence, this.fragments, 'fragments')} have an evidence link; target ≥ ${EVIDENCE_COVERAGE_TARGET * 100} %`,
       ),
-      result('embedding-hints', clean('embedding-hints'), `${shareSummary(passed('embedding-hints'), t('embedding-hints'), 'items')} have an embedding hint`),
+      result(
+        'embedding-hints',
+        clean('embedding-hints'),
+        `${shareSummary(passed('embedding-hints'), t('embedding-hints'), 'items')} have an embedding hint`,
+      ),
       result(
         'schema-valid',
         this.options.validateItem ? clean('schema-valid') : false,
-        this.options.validateItem ? `${shareSummary(passed('schema-valid'), t('schema-valid'), 'items')} are valid against schema.json` : 'not checked',
+        this.options.validateItem
+          ? `${shareSummary(passed('schema-valid'), t('schema-valid'), 'items')} are valid against schema.json`
+          : 'not checked',
       ),
     ];
   }

@@ -22,9 +22,13 @@ export function richTextToMarkdown(source: RichTextSource): string {
 }
 
 function checkedString(field: string, value: unknown): string {
-  if (typeof value !== 'string') throw new InvalidRichTextError(field, `expected a string, got ${typeof value}`);
+  if (typeof value !== 'string')
+    throw new InvalidRichTextError(field, `expected a string, got ${typeof value}`);
   if (value.length > MAX_RICH_TEXT_CHARS) {
-    throw new InvalidRichTextError(field, `${value.length} characters exceed the limit of ${MAX_RICH_TEXT_CHARS}`);
+    throw new InvalidRichTextError(
+      field,
+      `${value.length} characters exceed the limit of ${MAX_RICH_TEXT_CHARS}`,
+    );
   }
   return value;
 }
@@ -44,7 +48,16 @@ function turndownService(): TurndownService {
     turndown.use(gfm);
     // Added after gfm, so it is tried first: every table becomes a pipe table (see pipeTable).
     turndown.addRule('pipeTable', { filter: 'table', replacement: pipeTable });
-    turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'form']);
+    turndown.remove([
+      'script',
+      'style',
+      'noscript',
+      'template',
+      'iframe',
+      'object',
+      'embed',
+      'form',
+    ]);
   }
   return turndown;
 }
@@ -90,27 +103,34 @@ interface BlockNode {
 const MAX_BLOCK_DEPTH = 32;
 
 function isNode(value: unknown): value is BlockNode {
-  return typeof value === 'object' && value !== null && typeof (value as BlockNode).type === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as BlockNode).type === 'string'
+  );
 }
 
 function children(field: string, node: BlockNode, depth: number): BlockNode[] {
-  if (depth > MAX_BLOCK_DEPTH) throw new InvalidRichTextError(field, `nesting deeper than ${MAX_BLOCK_DEPTH}`);
+  if (depth > MAX_BLOCK_DEPTH)
+    throw new InvalidRichTextError(field, `nesting deeper than ${MAX_BLOCK_DEPTH}`);
   const list = node.children;
   if (list === undefined) return [];
-  if (!Array.isArray(list)) throw new InvalidRichTextError(field, `"children" of a "${node.type}" block is not an array`);
+  if (!Array.isArray(list))
+    throw new InvalidRichTextError(field, `"children" of a "${node.type}" block is not an array`);
   for (const child of list) {
-    if (!isNode(child)) throw new InvalidRichTextError(field, `a child of a "${node.type}" block has no "type"`);
+    if (!isNode(child))
+      throw new InvalidRichTextError(field, `a child of a "${node.type}" block has no "type"`);
   }
   return list as BlockNode[];
 }
 
 /** Backslash-escape what would otherwise be read as Markdown syntax. */
 export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/([\\`*_[\]<>|])/g, '\\$1')
-    // Line starts: ATX headings, quotes, list markers, setext underlines (`===`) and `~~~` fences.
-    .replace(/^(\s*)([#>+=~-])/gm, '$1\\$2')
-    .replace(/^(\s*\d+)([.)])/gm, '$1\\$2');
+  return (
+    text
+      .replace(/([\\`*_[\]<>|])/g, '\\$1')
+      // Line starts: ATX headings, quotes, list markers, setext underlines (`===`) and `~~~` fences.
+      .replace(/^(\s*)([#>+=~-])/gm, '$1\\$2')
+      .replace(/^(\s*\d+)([.)])/gm, '$1\\$2')
+  );
 }
 
 function inline(field: string, nodes: BlockNode[], depth: number): string {
@@ -141,11 +161,16 @@ function listToMarkdown(field: string, node: BlockNode, depth: number, indent: s
   let n = 0;
   return children(field, node, depth)
     .map((item) => {
-      if (item.type === 'list') return listToMarkdown(field, item, depth + 1, indent + (ordered ? '   ' : '  '));
+      if (item.type === 'list')
+        return listToMarkdown(field, item, depth + 1, indent + (ordered ? '   ' : '  '));
       n += 1;
       const marker = ordered ? `${n}.` : '-';
       const nested = children(field, item, depth + 1);
-      const text = inline(field, nested.filter((c) => c.type !== 'list'), depth + 1);
+      const text = inline(
+        field,
+        nested.filter((c) => c.type !== 'list'),
+        depth + 1,
+      );
       const sub = nested
         .filter((c) => c.type === 'list')
         .map((c) => '\n' + listToMarkdown(field, c, depth + 2, indent + (ordered ? '   ' : '  ')))
@@ -158,7 +183,8 @@ function listToMarkdown(field: string, node: BlockNode, depth: number, indent: s
 function blockToMarkdown(field: string, node: BlockNode, depth: number): string {
   switch (node.type) {
     case 'heading': {
-      const level = typeof node.level === 'number' && node.level >= 1 && node.level <= 6 ? node.level : 2;
+      const level =
+        typeof node.level === 'number' && node.level >= 1 && node.level <= 6 ? node.level : 2;
       return `${'#'.repeat(level)} ${inline(field, children(field, node, depth), depth)}`;
     }
     case 'paragraph':
@@ -169,7 +195,8 @@ function blockToMarkdown(field: string, node: BlockNode, depth: number): string 
         .map((line) => `> ${line}`)
         .join('\n');
     case 'code': {
-      const language = typeof node.language === 'string' ? node.language.replace(/[^\w+-]/g, '') : '';
+      const language =
+        typeof node.language === 'string' ? node.language.replace(/[^\w+-]/g, '') : '';
       const text = children(field, node, depth)
         .map((c) => (typeof c.text === 'string' ? c.text : ''))
         .join('');
@@ -180,11 +207,14 @@ function blockToMarkdown(field: string, node: BlockNode, depth: number): string 
       return listToMarkdown(field, node, depth, '');
     case 'image': {
       const image = node.image;
-      if (typeof image !== 'object' || image === null) throw new InvalidRichTextError(field, 'an "image" block has no "image"');
+      if (typeof image !== 'object' || image === null)
+        throw new InvalidRichTextError(field, 'an "image" block has no "image"');
       const { url, alternativeText, caption } = image as Record<string, unknown>;
-      if (typeof url !== 'string' || url === '') throw new InvalidRichTextError(field, 'an "image" block has no "image.url"');
+      if (typeof url !== 'string' || url === '')
+        throw new InvalidRichTextError(field, 'an "image" block has no "image.url"');
       const alt = typeof alternativeText === 'string' ? alternativeText : '';
-      const title = typeof caption === 'string' && caption !== '' ? ` "${caption.replace(/"/g, '\\"')}"` : '';
+      const title =
+        typeof caption === 'string' && caption !== '' ? ` "${caption.replace(/"/g, '\\"')}"` : '';
       return `![${escapeMarkdown(alt)}](${url.replace(/[()\s]/g, encodeURIComponent)}${title})`;
     }
     default:
@@ -194,7 +224,8 @@ function blockToMarkdown(field: string, node: BlockNode, depth: number): string 
 
 /** Strapi Blocks (the JSON of the Blocks editor) → Markdown. */
 export function blocksToMarkdown(field: string, value: unknown): string {
-  if (!Array.isArray(value)) throw new InvalidRichTextError(field, 'Blocks content must be an array of blocks');
+  if (!Array.isArray(value))
+    throw new InvalidRichTextError(field, 'Blocks content must be an array of blocks');
   let size: number;
   try {
     size = JSON.stringify(value).length;
@@ -203,7 +234,10 @@ export function blocksToMarkdown(field: string, value: unknown): string {
     throw new InvalidRichTextError(field, `nesting deeper than ${MAX_BLOCK_DEPTH}`);
   }
   if (size > MAX_RICH_TEXT_CHARS) {
-    throw new InvalidRichTextError(field, `content exceeds the limit of ${MAX_RICH_TEXT_CHARS} characters`);
+    throw new InvalidRichTextError(
+      field,
+      `content exceeds the limit of ${MAX_RICH_TEXT_CHARS} characters`,
+    );
   }
   return value
     .map((block, index) => {

@@ -1,4 +1,10 @@
-import { CHUNK_RULES, ITEM_TYPES, SCHEMA_ID, SPEC_VERSION, USAGE_VALUES } from '../../../shared/constants';
+import {
+  CHUNK_RULES,
+  ITEM_TYPES,
+  SCHEMA_ID,
+  SPEC_VERSION,
+  USAGE_VALUES,
+} from '../../../shared/constants';
 
 const usageValue = { enum: [...USAGE_VALUES] };
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true };
@@ -19,7 +25,18 @@ const column = {
 
 const item = {
   type: 'object',
-  required: ['id', 'url', 'type', 'lang', 'license', 'usage', 'version', 'checksum', 'modified', 'content_url'],
+  required: [
+    'id',
+    'url',
+    'type',
+    'lang',
+    'license',
+    'usage',
+    'version',
+    'checksum',
+    'modified',
+    'content_url',
+  ],
   properties: {
     id: { type: 'string', pattern: '^[a-z0-9][a-z0-9:-]*$', maxLength: 255 },
     url: { ...httpUrl, description: 'Permalink; fragments carry a #anchor' },
@@ -35,7 +52,12 @@ const item = {
     usage: {
       type: 'object',
       required: ['train', 'infer', 'cache', 'redistribute'],
-      properties: { train: usageValue, infer: usageValue, cache: usageValue, redistribute: usageValue },
+      properties: {
+        train: usageValue,
+        infer: usageValue,
+        cache: usageValue,
+        redistribute: usageValue,
+      },
       additionalProperties: false,
     },
     checksum: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
@@ -48,7 +70,11 @@ const item = {
       items: {
         type: 'object',
         required: ['rel', 'url'],
-        properties: { rel: { type: 'string', minLength: 1 }, url: httpUrl, title: { type: 'string' } },
+        properties: {
+          rel: { type: 'string', minLength: 1 },
+          url: httpUrl,
+          title: { type: 'string' },
+        },
         additionalProperties: false,
       },
     },
@@ -126,7 +152,13 @@ const item = {
     {
       if: { properties: { type: { const: 'article' } } },
       then: { properties: { parent: false } },
-      else: { required: ['parent'], properties: { parent: { type: 'string' }, url: { type: 'string', pattern: '#[a-z0-9-]+$' } } },
+      else: {
+        required: ['parent'],
+        properties: {
+          parent: { type: 'string' },
+          url: { type: 'string', pattern: '#[a-z0-9-]+$' },
+        },
+      },
     },
   ],
 };

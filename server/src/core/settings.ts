@@ -1,7 +1,11 @@
 import { pluginConfigSchema, type PluginConfig } from './config';
 import { DEFAULT_USAGE, FRAGMENT_TYPES, WEBHOOK_EVENTS } from '../../../shared/constants';
 import { SECRET_MASK, settingsFieldError, settingsIssues } from '../../../shared/settings-schema';
-import type { ContentTypeSettings, EditableSettings, SettingsFieldError } from '../../../shared/contracts/admin';
+import type {
+  ContentTypeSettings,
+  EditableSettings,
+  SettingsFieldError,
+} from '../../../shared/contracts/admin';
 
 /**
  * The site owner's Settings (SPEC §7) and the file config: the stored values
@@ -34,7 +38,9 @@ export function editableFromConfig(config: PluginConfig): EditableSettings {
     },
     contentTypes,
     schedule: { enabled: config.schedule.enabled, cron: config.schedule.cron },
-    webhooks: { subscribers: config.webhooks.subscribers.map((s) => ({ url: s.url, secret: s.secret })) },
+    webhooks: {
+      subscribers: config.webhooks.subscribers.map((s) => ({ url: s.url, secret: s.secret })),
+    },
     rateLimit: { ...config.rateLimit },
     accessLogRetentionDays: config.accessLog.retentionDays,
   };
@@ -46,7 +52,10 @@ export function editableFromConfig(config: PluginConfig): EditableSettings {
  * mention keeps the file's field mapping (slugField, bodyFields, schema, …)
  * and takes the Settings' values, an unset licence or usage included.
  */
-export function applyEditableSettings(config: PluginConfig, settings: EditableSettings): Record<string, unknown> {
+export function applyEditableSettings(
+  config: PluginConfig,
+  settings: EditableSettings,
+): Record<string, unknown> {
   const contentTypes: Record<string, unknown> = { ...config.contentTypes };
   for (const [uid, type] of Object.entries(settings.contentTypes)) {
     const { license: _license, usage: _usage, ...mapping } = config.contentTypes[uid] ?? {};
@@ -77,7 +86,9 @@ export function applyEditableSettings(config: PluginConfig, settings: EditableSe
       subscribers: settings.webhooks.subscribers.map((s) => ({
         url: s.url,
         secret: s.secret,
-        events: config.webhooks.subscribers.find((f) => f.url === s.url)?.events ?? [...WEBHOOK_EVENTS],
+        events: config.webhooks.subscribers.find((f) => f.url === s.url)?.events ?? [
+          ...WEBHOOK_EVENTS,
+        ],
       })),
     },
     rateLimit: { ...settings.rateLimit },
@@ -87,7 +98,8 @@ export function applyEditableSettings(config: PluginConfig, settings: EditableSe
 
 /** Config paths whose Settings field has another name. */
 function settingsPath(path: readonly (string | number)[]): (string | number)[] {
-  if (path[0] === 'accessLog' && path[1] === 'retentionDays') return ['accessLogRetentionDays', ...path.slice(2)];
+  if (path[0] === 'accessLog' && path[1] === 'retentionDays')
+    return ['accessLogRetentionDays', ...path.slice(2)];
   return [...path];
 }
 
@@ -105,7 +117,12 @@ export function effectiveConfig(
 export function maskSecrets(settings: EditableSettings): EditableSettings {
   return {
     ...settings,
-    webhooks: { subscribers: settings.webhooks.subscribers.map((s) => ({ url: s.url, secret: s.secret ? SECRET_MASK : '' })) },
+    webhooks: {
+      subscribers: settings.webhooks.subscribers.map((s) => ({
+        url: s.url,
+        secret: s.secret ? SECRET_MASK : '',
+      })),
+    },
   };
 }
 
@@ -122,10 +139,17 @@ export function unmaskSecrets(
     if (s.secret !== SECRET_MASK) return { ...s };
     const secret = stored.find((known) => known.url === s.url)?.secret;
     if (!secret) {
-      errors.push(settingsFieldError(['webhooks', 'subscribers', String(index), 'secret'], 'no secret is stored for this URL yet: enter one'));
+      errors.push(
+        settingsFieldError(
+          ['webhooks', 'subscribers', String(index), 'secret'],
+          'no secret is stored for this URL yet: enter one',
+        ),
+      );
       return { ...s };
     }
     return { url: s.url, secret };
   });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings: { ...settings, webhooks: { subscribers } } };
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, settings: { ...settings, webhooks: { subscribers } } };
 }

@@ -1,4 +1,8 @@
-import { REVISIT_MAX_DAYS, REVISIT_MIN_DAYS, STABILITY_SCALE_DAYS } from '../../../shared/constants';
+import {
+  REVISIT_MAX_DAYS,
+  REVISIT_MIN_DAYS,
+  STABILITY_SCALE_DAYS,
+} from '../../../shared/constants';
 
 const DAY_MS = 86_400_000;
 

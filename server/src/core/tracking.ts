@@ -88,13 +88,27 @@ export function characterDelta(before: string, after: string): { added: number; 
   let prefix = 0;
   while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix += 1;
   let suffix = 0;
-  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) {
+  while (
+    suffix < a.length - prefix &&
+    suffix < b.length - prefix &&
+    a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
+  ) {
     suffix += 1;
   }
   return { added: b.length - prefix - suffix, removed: a.length - prefix - suffix };
 }
 
-const VOLATILE = new Set(['id', 'checksum', 'version', 'modified', 'stability_score', 'revisit_after', 'citation', 'changelog', 'content_url']);
+const VOLATILE = new Set([
+  'id',
+  'checksum',
+  'version',
+  'modified',
+  'stability_score',
+  'revisit_after',
+  'citation',
+  'changelog',
+  'content_url',
+]);
 
 function flatten(value: unknown, prefix: string, out: Map<string, string>): void {
   if (value === undefined) return;
@@ -134,7 +148,9 @@ export function metadataSummary(before: ManifestItem, after: Partial<ManifestIte
     parts.push(`${key}: ${short(before)} → ${short(after)}`);
   }
   for (const key of lists) parts.push(`${key} changed`);
-  return parts.length > 0 ? parts.slice(0, 6).join('; ') + (parts.length > 6 ? '; …' : '') : 'metadata changed';
+  return parts.length > 0
+    ? parts.slice(0, 6).join('; ') + (parts.length > 6 ? '; …' : '')
+    : 'metadata changed';
 }
 
 function recentFor(entries: readonly ChangelogEntry[], now: string): ChangelogEntry[] {
@@ -155,11 +171,20 @@ function bodyOf(content: string): string {
  * is unchanged under a new heading, or the only section that went away next
  * to the only one that came, is the same fragment renamed.
  */
-export function detectRenames(vanished: readonly TrackedState[], added: readonly ItemDraft[]): Map<string, TrackedState> {
+export function detectRenames(
+  vanished: readonly TrackedState[],
+  added: readonly ItemDraft[],
+): Map<string, TrackedState> {
   const renamedFrom = new Map<string, TrackedState>();
   const taken = new Set<string>();
   const pair = (from: TrackedState, to: ItemDraft) => {
-    if (taken.has(from.itemId) || renamedFrom.has(to.id) || from.type !== to.type || from.lang !== to.lang) return;
+    if (
+      taken.has(from.itemId) ||
+      renamedFrom.has(to.id) ||
+      from.type !== to.type ||
+      from.lang !== to.lang
+    )
+      return;
     renamedFrom.set(to.id, from);
     taken.add(from.itemId);
   };
@@ -181,18 +206,24 @@ export function detectRenames(vanished: readonly TrackedState[], added: readonly
     const to = addedById.get(`${newParent}:${key}`);
     if (to) pair(from, to);
   }
-  const parentOf = (state: TrackedState) => (state.parent ? (parentMap.get(state.parent) ?? state.parent) : undefined);
+  const parentOf = (state: TrackedState) =>
+    state.parent ? (parentMap.get(state.parent) ?? state.parent) : undefined;
   const open = () => ({
     out: vanished.filter((s) => !taken.has(s.itemId) && s.type !== 'article'),
     in: added.filter((d) => !renamedFrom.has(d.id) && d.type !== 'article'),
   });
   for (const match of [
     (a: TrackedState, b: ItemDraft) => a.checksum === b.checksum,
-    (a: TrackedState, b: ItemDraft) => (a.type === 'section' || a.type === 'faq') && bodyOf(a.content) !== '' && bodyOf(a.content) === bodyOf(b.content),
+    (a: TrackedState, b: ItemDraft) =>
+      (a.type === 'section' || a.type === 'faq') &&
+      bodyOf(a.content) !== '' &&
+      bodyOf(a.content) === bodyOf(b.content),
   ]) {
     const { out, in: candidates } = open();
     for (const from of out) {
-      const to = candidates.find((d) => !renamedFrom.has(d.id) && d.parent === parentOf(from) && match(from, d));
+      const to = candidates.find(
+        (d) => !renamedFrom.has(d.id) && d.parent === parentOf(from) && match(from, d),
+      );
       if (to) pair(from, to);
     }
   }
@@ -212,7 +243,11 @@ export function detectRenames(vanished: readonly TrackedState[], added: readonly
  * given for this change, otherwise an automatic summary. Pure; nothing is
  * mutated.
  */
-export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; changelog: ChangelogRecord[]; aliases: AliasRecord[] } {
+export function diffDocument(input: DocumentDiffInput): {
+  writes: StateWrite[];
+  changelog: ChangelogRecord[];
+  aliases: AliasRecord[];
+} {
   const { now } = input;
   const byId = new Map(input.states.map((s) => [s.itemId, s]));
   const seen = new Set<string>();
@@ -221,7 +256,12 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
   // The page's remembered reason, per locale: a live page wins over a removed
   // one (an old slug's page), whatever order the states come in.
   const articles = input.states.filter((s) => s.type === 'article');
-  const pageStates = new Map([...articles.filter((s) => s.removed), ...articles.filter((s) => !s.removed)].map((s) => [s.lang, s]));
+  const pageStates = new Map(
+    [...articles.filter((s) => s.removed), ...articles.filter((s) => !s.removed)].map((s) => [
+      s.lang,
+      s,
+    ]),
+  );
   const freshReason = (lang: string): string | undefined => {
     const reason = input.reasons[lang]?.trim();
     if (!reason) return undefined;
@@ -229,13 +269,24 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
   };
 
   const draftIds = new Set(input.drafts.map((d) => d.id));
-  const vanished = input.states.filter((s) => !s.removed && !draftIds.has(s.itemId) && input.langs.includes(s.lang));
+  const vanished = input.states.filter(
+    (s) => !s.removed && !draftIds.has(s.itemId) && input.langs.includes(s.lang),
+  );
   const renamedFrom = detectRenames(
     vanished,
     input.drafts.filter((d) => !byId.has(d.id)),
   );
-  const renamedTo = new Map([...renamedFrom].map(([newId, from]) => [from.itemId, input.drafts.find((d) => d.id === newId)!]));
-  const aliases: AliasRecord[] = [...renamedFrom].map(([newId, from]) => ({ oldId: from.itemId, newId, at: now }));
+  const renamedTo = new Map(
+    [...renamedFrom].map(([newId, from]) => [
+      from.itemId,
+      input.drafts.find((d) => d.id === newId)!,
+    ]),
+  );
+  const aliases: AliasRecord[] = [...renamedFrom].map(([newId, from]) => ({
+    oldId: from.itemId,
+    newId,
+    at: now,
+  }));
 
   for (const draft of input.drafts) {
     seen.add(draft.id);
@@ -248,20 +299,64 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
       kind = renamed.checksum === draft.checksum ? 'metadata' : 'content';
       state =
         kind === 'content'
-          ? { ...renamed, checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: renamed.contentVersion + 1, metaVersion: 0, modified: now, history: [...renamed.history, now].slice(-HISTORY_MAX_LENGTH) }
-          : { ...renamed, metaHash: draft.metaHash, metaVersion: renamed.metaVersion + 1, modified: now, history: [...renamed.history] };
+          ? {
+              ...renamed,
+              checksum: draft.checksum,
+              metaHash: draft.metaHash,
+              contentVersion: renamed.contentVersion + 1,
+              metaVersion: 0,
+              modified: now,
+              history: [...renamed.history, now].slice(-HISTORY_MAX_LENGTH),
+            }
+          : {
+              ...renamed,
+              metaHash: draft.metaHash,
+              metaVersion: renamed.metaVersion + 1,
+              modified: now,
+              history: [...renamed.history],
+            };
     } else if (!previous) {
       kind = 'added';
-      state = { checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: 1, metaVersion: 0, modified: draft.sourceModified, firstPublished: draft.sourceModified, history: [draft.sourceModified] };
+      state = {
+        checksum: draft.checksum,
+        metaHash: draft.metaHash,
+        contentVersion: 1,
+        metaVersion: 0,
+        modified: draft.sourceModified,
+        firstPublished: draft.sourceModified,
+        history: [draft.sourceModified],
+      };
     } else if (previous.removed) {
       kind = 'added';
-      state = { ...previous, checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: previous.contentVersion + 1, metaVersion: 0, modified: now, history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH) };
+      state = {
+        ...previous,
+        checksum: draft.checksum,
+        metaHash: draft.metaHash,
+        contentVersion: previous.contentVersion + 1,
+        metaVersion: 0,
+        modified: now,
+        history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH),
+      };
     } else if (previous.checksum !== draft.checksum) {
       kind = 'content';
-      state = { ...previous, checksum: draft.checksum, metaHash: draft.metaHash, contentVersion: previous.contentVersion + 1, metaVersion: 0, modified: now, history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH) };
+      state = {
+        ...previous,
+        checksum: draft.checksum,
+        metaHash: draft.metaHash,
+        contentVersion: previous.contentVersion + 1,
+        metaVersion: 0,
+        modified: now,
+        history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH),
+      };
     } else if (previous.metaHash !== draft.metaHash) {
       kind = 'metadata';
-      state = { ...previous, metaHash: draft.metaHash, metaVersion: previous.metaVersion + 1, modified: now, history: [...previous.history] };
+      state = {
+        ...previous,
+        metaHash: draft.metaHash,
+        metaVersion: previous.metaVersion + 1,
+        modified: now,
+        history: [...previous.history],
+      };
     } else {
       kind = null;
       state = previous;
@@ -278,7 +373,10 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
         const delta = characterDelta(renamed.content, draft.content);
         auto = `${label(draft.type, title)} renamed from '${renamed.data.title ?? renamed.itemId}' (old id ${renamed.itemId} kept as an alias)`;
         if (kind === 'content') auto += `, +${delta.added}/−${delta.removed} characters`;
-      } else if (kind === 'added') auto = previous ? `${label(draft.type, title)} restored` : `${label(draft.type, title)} added`;
+      } else if (kind === 'added')
+        auto = previous
+          ? `${label(draft.type, title)} restored`
+          : `${label(draft.type, title)} added`;
       else if (kind === 'content') {
         const delta = characterDelta(live!.content, draft.content);
         auto = `${label(draft.type, title)} edited, +${delta.added}/−${delta.removed} characters`;
@@ -319,13 +417,17 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
         stabilityPin: draft.stabilityPin,
         data,
         content: draft.content,
-        reason: draft.type === 'article' ? (input.reasons[draft.lang]?.trim() || previous?.reason) : undefined,
+        reason:
+          draft.type === 'article'
+            ? input.reasons[draft.lang]?.trim() || previous?.reason
+            : undefined,
       },
     });
   }
 
   for (const previous of input.states) {
-    if (seen.has(previous.itemId) || previous.removed || !input.langs.includes(previous.lang)) continue;
+    if (seen.has(previous.itemId) || previous.removed || !input.langs.includes(previous.lang))
+      continue;
     const reason = freshReason(previous.lang);
     const successor = renamedTo.get(previous.itemId);
     const auto = successor
@@ -345,7 +447,13 @@ export function diffDocument(input: DocumentDiffInput): { writes: StateWrite[]; 
     });
     writes.push({
       expectedRevision: previous.revision,
-      state: { ...previous, history: [...previous.history], removed: true, revision: previous.revision + 1, modified: now },
+      state: {
+        ...previous,
+        history: [...previous.history],
+        removed: true,
+        revision: previous.revision + 1,
+        modified: now,
+      },
     });
   }
   return { writes, changelog, aliases };

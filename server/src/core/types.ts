@@ -1,5 +1,9 @@
 import type { FragmentType, ItemType } from '../../../shared/constants';
-import type { EntryMetadata, EvidenceLink, MetadataOverride } from '../../../shared/contracts/admin';
+import type {
+  EntryMetadata,
+  EvidenceLink,
+  MetadataOverride,
+} from '../../../shared/contracts/admin';
 import type {
   BoundingBox,
   ChangelogEntry,
@@ -146,7 +150,10 @@ export interface ItemDraft {
   /** Citation overrides by the editor, if any. */
   citationOverride?: Partial<Citation>;
   citationInput: CitationInput;
-  item: Omit<ManifestItem, 'version' | 'modified' | 'stability_score' | 'revisit_after' | 'citation' | 'changelog'>;
+  item: Omit<
+    ManifestItem,
+    'version' | 'modified' | 'stability_score' | 'revisit_after' | 'citation' | 'changelog'
+  >;
 }
 
 export interface CitationInput {

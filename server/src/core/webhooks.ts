@@ -35,7 +35,11 @@ export function manifestUpdatedEvent(input: ManifestUpdatedEventInput): Manifest
     event: 'manifest.updated',
     snapshot: { id: String(input.snapshot.id), created_at: input.snapshot.created_at },
     since: input.since,
-    counts: { added: input.counts.added, changed: input.counts.changed, removed: input.counts.removed },
+    counts: {
+      added: input.counts.added,
+      changed: input.counts.changed,
+      removed: input.counts.removed,
+    },
     delta_url: input.deltaUrl,
   };
 }
@@ -51,7 +55,9 @@ function hmacHex(secret: string, rawBody: string | Uint8Array, unixSeconds: numb
 
 function assertUnixSeconds(unixSeconds: number): void {
   if (!Number.isSafeInteger(unixSeconds) || unixSeconds < 0) {
-    throw new RangeError(`unixSeconds must be a non-negative integer (seconds, not milliseconds), got ${unixSeconds}`);
+    throw new RangeError(
+      `unixSeconds must be a non-negative integer (seconds, not milliseconds), got ${unixSeconds}`,
+    );
   }
 }
 
@@ -60,7 +66,11 @@ function assertUnixSeconds(unixSeconds: number): void {
  * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the secret>`.
  * Sign the exact bytes that are sent.
  */
-export function signPayload(secret: string, rawBody: string | Uint8Array, unixSeconds: number): string {
+export function signPayload(
+  secret: string,
+  rawBody: string | Uint8Array,
+  unixSeconds: number,
+): string {
   assertUnixSeconds(unixSeconds);
   return `t=${unixSeconds},v1=${hmacHex(secret, rawBody, unixSeconds)}`;
 }
@@ -111,7 +121,8 @@ export function verifySignature(
   const parsed = parseSignatureHeader(header);
   if (!parsed) return false;
   const nowSeconds = now instanceof Date ? Math.floor(now.getTime() / 1000) : Math.floor(now);
-  if (!Number.isFinite(nowSeconds) || Math.abs(nowSeconds - parsed.t) > toleranceSeconds) return false;
+  if (!Number.isFinite(nowSeconds) || Math.abs(nowSeconds - parsed.t) > toleranceSeconds)
+    return false;
   const expected = Buffer.from(hmacHex(secret, rawBody, parsed.t), 'hex');
   let match = false;
   for (const candidate of parsed.v1) {
@@ -126,9 +137,16 @@ export function verifySignature(
  * `base · 2^(attempt − 1)`, capped at `max`. Deterministic; pass `random`
  * (returning [0, 1)) for "equal jitter": a delay in [capped / 2, capped).
  */
-export function backoffDelay(attempt: number, baseSeconds: number, maxSeconds: number, random?: () => number): number {
-  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be an integer ≥ 1, got ${attempt}`);
-  if (!(baseSeconds > 0) || !(maxSeconds > 0)) throw new RangeError('baseSeconds and maxSeconds must be positive');
+export function backoffDelay(
+  attempt: number,
+  baseSeconds: number,
+  maxSeconds: number,
+  random?: () => number,
+): number {
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new RangeError(`attempt must be an integer ≥ 1, got ${attempt}`);
+  if (!(baseSeconds > 0) || !(maxSeconds > 0))
+    throw new RangeError('baseSeconds and maxSeconds must be positive');
   const capped = Math.min(maxSeconds, baseSeconds * 2 ** (attempt - 1));
   if (!random) return capped;
   const r = Math.min(Math.max(random(), 0), 1);

@@ -28,7 +28,8 @@ function append(parent: XMLBuilder, name: string, value: unknown): void {
   }
   if (typeof value === 'object') {
     const element = parent.ele(name);
-    for (const [key, child] of Object.entries(value as Record<string, unknown>)) append(element, key, child);
+    for (const [key, child] of Object.entries(value as Record<string, unknown>))
+      append(element, key, child);
     return;
   }
   parent.ele(name).txt(xmlText(String(value)));
@@ -36,8 +37,11 @@ function append(parent: XMLBuilder, name: string, value: unknown): void {
 
 /** Characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) are dropped. */
 function xmlText(text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching the control characters XML forbids is the point
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- matching the control characters XML forbids is the point
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '',
+  );
 }
 
 export interface XmlPage {
@@ -48,7 +52,9 @@ export interface XmlPage {
 
 /** The XML form of a manifest page (SPEC §6 `manifest.xml`), one element per JSON field. */
 export function manifestPageToXml(page: XmlPage): string {
-  const root = create({ version: '1.0', encoding: 'UTF-8' }).ele(XML_NAMESPACE, 'manifest', { spec: SPEC_VERSION });
+  const root = create({ version: '1.0', encoding: 'UTF-8' }).ele(XML_NAMESPACE, 'manifest', {
+    spec: SPEC_VERSION,
+  });
   root.ele('snapshot', { id: page.snapshot.id, created_at: page.snapshot.created_at });
   const items = root.ele('items');
   for (const item of page.items) append(items, 'item', item);

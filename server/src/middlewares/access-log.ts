@@ -1,6 +1,13 @@
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { ITEM_ROUTE_KINDS, ROUTE_KINDS, itemIdFromContentLocation, loggableItemId, parseClientValidators, type RouteKind } from '../core/access-log';
+import {
+  ITEM_ROUTE_KINDS,
+  ROUTE_KINDS,
+  itemIdFromContentLocation,
+  loggableItemId,
+  parseClientValidators,
+  type RouteKind,
+} from '../core/access-log';
 import { classifyUserAgent } from '../core/agents';
 import { getService } from '../utils/get-service';
 
@@ -16,7 +23,9 @@ import { getService } from '../utils/get-service';
 export default (config: { kind?: string } | undefined, { strapi }: { strapi: Core.Strapi }) => {
   const kind = config?.kind as RouteKind | undefined;
   if (!kind || !(ROUTE_KINDS as readonly string[]).includes(kind)) {
-    throw new Error(`plugin::sitemap-ai.access-log needs config.kind, one of ${ROUTE_KINDS.join(', ')}`);
+    throw new Error(
+      `plugin::sitemap-ai.access-log needs config.kind, one of ${ROUTE_KINDS.join(', ')}`,
+    );
   }
 
   function record(ctx: Context, status: number): void {
@@ -27,13 +36,19 @@ export default (config: { kind?: string } | undefined, { strapi }: { strapi: Cor
         at: new Date().toISOString(),
         agent: classifyUserAgent(ctx.get('User-Agent')),
         route: kind!,
-        itemId: itemRoute ? (itemIdFromContentLocation(ctx.response.get('Content-Location')) ?? requested) : null,
+        itemId: itemRoute
+          ? (itemIdFromContentLocation(ctx.response.get('Content-Location')) ?? requested)
+          : null,
         status,
         ip: ctx.ip || ctx.request.ip || 'unknown',
-        validators: itemRoute ? parseClientValidators(ctx.get('If-None-Match')) : { versions: [], checksums: [] },
+        validators: itemRoute
+          ? parseClientValidators(ctx.get('If-None-Match'))
+          : { versions: [], checksums: [] },
       });
     } catch (error) {
-      strapi.log.error(`[sitemap-ai] access log: ${error instanceof Error ? error.message : String(error)}`);
+      strapi.log.error(
+        `[sitemap-ai] access log: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -41,7 +56,12 @@ export default (config: { kind?: string } | undefined, { strapi }: { strapi: Cor
     try {
       await next();
     } catch (error) {
-      record(ctx, typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : 500);
+      record(
+        ctx,
+        typeof (error as { status?: unknown }).status === 'number'
+          ? (error as { status: number }).status
+          : 500,
+      );
       throw error;
     }
     record(ctx, ctx.status);

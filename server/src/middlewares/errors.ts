@@ -18,13 +18,22 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
       if (error instanceof SitemapAiError) {
         ctx.status = error.status;
         if (error.status === 503) ctx.set('Retry-After', '30');
-        ctx.body = { data: null, error: { status: error.status, name: error.name, message: error.message } };
+        ctx.body = {
+          data: null,
+          error: { status: error.status, name: error.name, message: error.message },
+        };
         return;
       }
       // Strapi's own errors (a ValidationError with field details, a NotFoundError, …): Strapi answers them in its shape.
-      if (error instanceof errors.ApplicationError || error instanceof errors.HttpError) throw error;
-      strapi.log.error(`[sitemap-ai] ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      if (error instanceof errors.ApplicationError || error instanceof errors.HttpError)
+        throw error;
+      strapi.log.error(
+        `[sitemap-ai] ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? error.stack : String(error)}`,
+      );
       ctx.status = 500;
-      ctx.body = { data: null, error: { status: 500, name: 'InternalServerError', message: 'Internal Server Error' } };
+      ctx.body = {
+        data: null,
+        error: { status: 500, name: 'InternalServerError', message: 'Internal Server Error' },
+      };
     }
   };

@@ -20,7 +20,10 @@ const WRITE_ACTIONS = new Set(['create', 'update', 'clone']);
 interface DocumentContext {
   uid: string;
   action: string;
-  contentType?: { options?: { draftAndPublish?: boolean }; attributes?: Record<string, { type?: string }> };
+  contentType?: {
+    options?: { draftAndPublish?: boolean };
+    attributes?: Record<string, { type?: string }>;
+  };
   params?: { documentId?: string; locale?: string; data?: unknown };
 }
 
@@ -39,7 +42,8 @@ function normalised(value: unknown): string {
     }
   }
   if (parsed === undefined || parsed === null) return 'null';
-  if (typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length === 0) return 'null';
+  if (typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length === 0)
+    return 'null';
   return stableStringify(parsed);
 }
 
@@ -67,8 +71,10 @@ export function createTrackChangesMiddleware({ strapi }: { strapi: Core.Strapi }
    */
   async function guard(ctx: DocumentContext): Promise<void> {
     const data = ctx.params?.data;
-    if (typeof data !== 'object' || data === null || !Object.hasOwn(data, METADATA_ATTRIBUTE)) return;
-    const attribute = (ctx.contentType?.attributes ?? (strapi.contentType(ctx.uid as never) as DocumentContext['contentType'])?.attributes)?.[
+    if (typeof data !== 'object' || data === null || !Object.hasOwn(data, METADATA_ATTRIBUTE))
+      return;
+    const attribute = (ctx.contentType?.attributes ??
+      (strapi.contentType(ctx.uid as never) as DocumentContext['contentType'])?.attributes)?.[
       METADATA_ATTRIBUTE
     ];
     if (attribute?.type !== 'json') return;
@@ -76,16 +82,26 @@ export function createTrackChangesMiddleware({ strapi }: { strapi: Core.Strapi }
     if (value !== null && value !== undefined) {
       const parsed = entryMetadataSchema.safeParse(value);
       if (!parsed.success) {
-        const problems = settingsIssues(parsed.error.issues, (path) => [METADATA_ATTRIBUTE, ...path]);
+        const problems = settingsIssues(parsed.error.issues, (path) => [
+          METADATA_ATTRIBUTE,
+          ...path,
+        ]);
         throw new errors.ValidationError(problems.map((p) => p.message).join('; '), {
-          errors: problems.map((p) => ({ path: p.path, message: p.message, name: 'ValidationError' })),
+          errors: problems.map((p) => ({
+            path: p.path,
+            message: p.message,
+            name: 'ValidationError',
+          })),
         });
       }
     }
-    const ability = (strapi.requestContext.get()?.state as { userAbility?: Ability } | undefined)?.userAbility;
+    const ability = (strapi.requestContext.get()?.state as { userAbility?: Ability } | undefined)
+      ?.userAbility;
     if (!ability || ability.can(actionUid(ACTIONS.editFields))) return;
     const stored =
-      ctx.action === 'create' || !ctx.params?.documentId ? undefined : await sources.storedMetadata(ctx.uid, ctx.params.documentId, ctx.params.locale);
+      ctx.action === 'create' || !ctx.params?.documentId
+        ? undefined
+        : await sources.storedMetadata(ctx.uid, ctx.params.documentId, ctx.params.locale);
     if (normalised(value) === normalised(stored)) return;
     // A PolicyError is the ForbiddenError whose message Strapi's router passes on (it answers a plain one with "Forbidden").
     throw new errors.PolicyError(
@@ -98,7 +114,9 @@ export function createTrackChangesMiddleware({ strapi }: { strapi: Core.Strapi }
       await getService(strapi, 'tracker').trackDocument(uid, documentId);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      strapi.log.warn(`[sitemap-ai] change of ${uid} ${documentId} (${action}) not recorded now, marked for the next rebuild: ${message}`);
+      strapi.log.warn(
+        `[sitemap-ai] change of ${uid} ${documentId} (${action}) not recorded now, marked for the next rebuild: ${message}`,
+      );
       try {
         await dirty.mark(uid, documentId, action, message);
       } catch (markError) {
@@ -119,7 +137,9 @@ export function createTrackChangesMiddleware({ strapi }: { strapi: Core.Strapi }
     if (!relevant.has(ctx.action)) return result;
     const documentId =
       ctx.params?.documentId ??
-      (result && typeof result === 'object' && 'documentId' in result ? String((result as { documentId: unknown }).documentId) : undefined);
+      (result && typeof result === 'object' && 'documentId' in result
+        ? String((result as { documentId: unknown }).documentId)
+        : undefined);
     if (!documentId) return result;
     const run = () => record(ctx.uid, documentId, ctx.action);
     if (strapi.db.inTransaction()) {

@@ -59,22 +59,38 @@ export const createAccessLogRepository = ({ strapi }: { strapi: Core.Strapi }) =
 
     /** Delete entries older than `before` (ISO time); returns how many. */
     async prune(before: string): Promise<number> {
-      const result = (await entries().deleteMany({ where: { at: { $lt: before } } })) as { count?: number } | undefined;
+      const result = (await entries().deleteMany({ where: { at: { $lt: before } } })) as
+        { count?: number } | undefined;
       return Number(result?.count ?? 0);
     },
 
     /** Requests since `since` (ISO time), per agent family and type, most requested first. */
     async ingest(since: string): Promise<IngestCount[]> {
       const meta = strapi.db.metadata.get(ACCESS_LOG_UID);
-      const column = (attribute: string) => (meta.attributes[attribute] as { columnName?: string } | undefined)?.columnName ?? attribute;
+      const column = (attribute: string) =>
+        (meta.attributes[attribute] as { columnName?: string } | undefined)?.columnName ??
+        attribute;
       const knex = strapi.db.connection;
-      const [at, agent, type, status, drift] = ['at', 'agent', 'ingest_type', 'status', 'drift'].map(column) as [string, string, string, string, string];
+      const [at, agent, type, status, drift] = [
+        'at',
+        'agent',
+        'ingest_type',
+        'status',
+        'drift',
+      ].map(column) as [string, string, string, string, string];
       const rows = (await strapi.db
         .getConnection(meta.tableName)
         .where(at, '>=', since)
         .select({ agent, type })
         .select(knex.raw('COUNT(*) AS ??', ['requests']))
-        .select(knex.raw('SUM(CASE WHEN (?? >= 200 AND ?? < 300) OR ?? = 304 THEN 1 ELSE 0 END) AS ??', [status, status, status, 'ok']))
+        .select(
+          knex.raw('SUM(CASE WHEN (?? >= 200 AND ?? < 300) OR ?? = 304 THEN 1 ELSE 0 END) AS ??', [
+            status,
+            status,
+            status,
+            'ok',
+          ]),
+        )
         .select(knex.raw('SUM(CASE WHEN ?? = ? THEN 1 ELSE 0 END) AS ??', [drift, true, 'drift']))
         .groupBy(agent, type)) as Row[];
       return rows
@@ -85,7 +101,12 @@ export const createAccessLogRepository = ({ strapi }: { strapi: Core.Strapi }) =
           ok: Number(row.ok ?? 0),
           drift: Number(row.drift ?? 0),
         }))
-        .sort((a, b) => b.requests - a.requests || a.agent.localeCompare(b.agent) || a.type.localeCompare(b.type));
+        .sort(
+          (a, b) =>
+            b.requests - a.requests ||
+            a.agent.localeCompare(b.agent) ||
+            a.type.localeCompare(b.type),
+        );
     },
 
     /** Every stored entry in insertion order (tests and exports; bounded by `limit`). */

@@ -19,7 +19,14 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     async mark(uid: string, documentId: string, action: string, error: string): Promise<void> {
       await query().create({
-        data: { source_uid: uid, source_document: documentId, action, marked_at: new Date().toISOString(), attempts: 0, last_error: error.slice(0, 2000) },
+        data: {
+          source_uid: uid,
+          source_document: documentId,
+          action,
+          marked_at: new Date().toISOString(),
+          attempts: 0,
+          last_error: error.slice(0, 2000),
+        },
       });
     },
 
@@ -42,7 +49,11 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     async failed(ids: readonly number[], error: string): Promise<void> {
       for (const id of ids) {
         const row = (await query().findOne({ where: { id } })) as Row | null;
-        if (row) await query().update({ where: { id }, data: { attempts: Number(row.attempts ?? 0) + 1, last_error: error.slice(0, 2000) } });
+        if (row)
+          await query().update({
+            where: { id },
+            data: { attempts: Number(row.attempts ?? 0) + 1, last_error: error.slice(0, 2000) },
+          });
       }
     },
 
@@ -52,7 +63,10 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** When the oldest entry still waiting was marked (null when none is). */
     async oldestMarkedAt(): Promise<string | null> {
-      const row = (await query().findOne({ orderBy: { marked_at: 'asc' }, select: ['marked_at'] })) as Row | null;
+      const row = (await query().findOne({
+        orderBy: { marked_at: 'asc' },
+        select: ['marked_at'],
+      })) as Row | null;
       return row ? String(row.marked_at) : null;
     },
   };

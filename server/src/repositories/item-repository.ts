@@ -137,7 +137,10 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     /** Versions open at the newest snapshot (seq_to = open): the state a rebuild compares with. */
     async openVersions(): Promise<ItemVersion[]> {
-      const rows = (await query().findMany({ where: { seq_to: OPEN_SNAPSHOT }, select: STATE_FIELDS })) as Row[];
+      const rows = (await query().findMany({
+        where: { seq_to: OPEN_SNAPSHOT },
+        select: STATE_FIELDS,
+      })) as Row[];
       return rows.map(toVersion);
     },
 
@@ -197,7 +200,10 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Close versions: they stay valid for snapshots before `seq`. */
     async close(rowIds: readonly number[], seq: number): Promise<void> {
       for (let i = 0; i < rowIds.length; i += WRITE_BATCH) {
-        await query().updateMany({ where: { id: { $in: rowIds.slice(i, i + WRITE_BATCH) } }, data: { seq_to: seq } });
+        await query().updateMany({
+          where: { id: { $in: rowIds.slice(i, i + WRITE_BATCH) } },
+          data: { seq_to: seq },
+        });
       }
     },
 
@@ -210,15 +216,30 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * Delta of snapshot C since S (SPEC §6): versions valid in C opened after
      * S, in item-id order after `after`.
      */
-    async openedSince(since: number, snapshot: number, q: Omit<PageQuery, 'snapshot'>): Promise<ServedRow[]> {
-      return servedPage({ seq_from: { $gt: since, $lte: snapshot }, seq_to: { $gt: snapshot }, ...keysetFilters(q.after, q) }, q.limit);
+    async openedSince(
+      since: number,
+      snapshot: number,
+      q: Omit<PageQuery, 'snapshot'>,
+    ): Promise<ServedRow[]> {
+      return servedPage(
+        {
+          seq_from: { $gt: since, $lte: snapshot },
+          seq_to: { $gt: snapshot },
+          ...keysetFilters(q.after, q),
+        },
+        q.limit,
+      );
     },
 
     /**
      * Tombstones of the delta of C since S: items whose version was closed in
      * (S, C] and that have no version valid in C, in item-id order after `after`.
      */
-    async removedSince(since: number, snapshot: number, q: Omit<PageQuery, 'snapshot'>): Promise<{ itemId: string; removedIn: number }[]> {
+    async removedSince(
+      since: number,
+      snapshot: number,
+      q: Omit<PageQuery, 'snapshot'>,
+    ): Promise<{ itemId: string; removedIn: number }[]> {
       const result: { itemId: string; removedIn: number }[] = [];
       let after = q.after;
       while (result.length <= q.limit) {
@@ -232,13 +253,15 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         })) as Row[];
         if (rows.length === 0) break;
         const closed = new Map<string, number>();
-        for (const row of rows) if (!closed.has(String(row.item_id))) closed.set(String(row.item_id), Number(row.seq_to));
+        for (const row of rows)
+          if (!closed.has(String(row.item_id))) closed.set(String(row.item_id), Number(row.seq_to));
         const alive = (await query().findMany({
           where: { ...validIn(snapshot), item_id: { $in: [...closed.keys()] } },
           select: ['item_id'],
         })) as Row[];
         const aliveIds = new Set(alive.map((r) => String(r.item_id)));
-        for (const [itemId, removedIn] of closed) if (!aliveIds.has(itemId)) result.push({ itemId, removedIn });
+        for (const [itemId, removedIn] of closed)
+          if (!aliveIds.has(itemId)) result.push({ itemId, removedIn });
         after = String(rows[rows.length - 1]!.item_id);
         if (rows.length < q.limit + 1) break;
       }
@@ -253,7 +276,10 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return row ? toServed(row) : null;
     },
 
-    async findContent(snapshot: number, itemId: string): Promise<{ checksum: string; content: string } | null> {
+    async findContent(
+      snapshot: number,
+      itemId: string,
+    ): Promise<{ checksum: string; content: string } | null> {
       const row = (await query().findOne({
         where: { ...validIn(snapshot), item_id: itemId },
         select: ['checksum', 'content'],
@@ -265,13 +291,25 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * Type, version, checksum and source entry of items valid in snapshot S
      * (the access log and the readiness checklist name them without reading their data).
      */
-    async describe(snapshot: number, itemIds: readonly string[]): Promise<Map<string, ItemDescription>> {
+    async describe(
+      snapshot: number,
+      itemIds: readonly string[],
+    ): Promise<Map<string, ItemDescription>> {
       const result = new Map<string, ItemDescription>();
       const ids = [...new Set(itemIds)];
       for (let i = 0; i < ids.length; i += WRITE_BATCH) {
         const rows = (await query().findMany({
           where: { ...validIn(snapshot), item_id: { $in: ids.slice(i, i + WRITE_BATCH) } },
-          select: ['item_id', 'item_type', 'lang', 'source_uid', 'source_document', 'checksum', 'content_version', 'meta_version'],
+          select: [
+            'item_id',
+            'item_type',
+            'lang',
+            'source_uid',
+            'source_document',
+            'checksum',
+            'content_version',
+            'meta_version',
+          ],
         })) as Row[];
         for (const row of rows) {
           result.set(String(row.item_id), {

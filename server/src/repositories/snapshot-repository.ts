@@ -73,7 +73,11 @@ export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) =>
      * `maxAgeMs`; returns the oldest seq still kept.
      */
     async collect(keep: number, maxAgeMs: number, now = Date.now()): Promise<number | null> {
-      const kept = (await query().findMany({ orderBy: { seq: 'desc' }, limit: keep, select: ['seq'] })) as { seq: number }[];
+      const kept = (await query().findMany({
+        orderBy: { seq: 'desc' },
+        limit: keep,
+        select: ['seq'],
+      })) as { seq: number }[];
       if (kept.length === 0) return null;
       let oldest = Number(kept[kept.length - 1]!.seq);
       const young = (await query().findOne({

@@ -27,7 +27,8 @@ function isoOf(value: unknown): string | undefined {
 }
 
 function list(value: unknown): Doc[] {
-  if (Array.isArray(value)) return value.filter((v): v is Doc => typeof v === 'object' && v !== null);
+  if (Array.isArray(value))
+    return value.filter((v): v is Doc => typeof v === 'object' && v !== null);
   if (typeof value === 'object' && value !== null) return [value as Doc];
   return [];
 }
@@ -61,7 +62,8 @@ export function populateFor(map: FieldMap): Record<string, unknown> {
   for (const field of map.media) populate[field] = true;
   for (const role of map.faq) populate[role.field] = true;
   for (const role of map.tables) populate[role.field] = { populate: { columns: true } };
-  for (const role of map.datasets) populate[role.field] = { populate: { file: true, columns: true } };
+  for (const role of map.datasets)
+    populate[role.field] = { populate: { file: true, columns: true } };
   if (map.author) {
     const fields = [map.author.name, ...(map.author.orcid ? [map.author.orcid] : [])];
     populate[map.author.field] = { fields };
@@ -108,7 +110,13 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       }));
   }
 
-  async function toEntry(uid: string, typeKey: string, map: FieldMap, doc: Doc, lang: string): Promise<{ entry: EntrySource; problems: MetadataProblem[] }> {
+  async function toEntry(
+    uid: string,
+    typeKey: string,
+    map: FieldMap,
+    doc: Doc,
+    lang: string,
+  ): Promise<{ entry: EntrySource; problems: MetadataProblem[] }> {
     const { metadata, problems } = readEntryMetadata(doc[METADATA_ATTRIBUTE]);
     const pathValues: Record<string, string> = { locale: lang, documentId: String(doc.documentId) };
     for (const field of map.pathFields) {
@@ -146,7 +154,10 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       bodies: map.bodies.map((b) => ({ field: b.field, format: b.format, value: doc[b.field] })),
       media: map.media.flatMap((field) => mediaOf(field, doc[field])),
       faq: map.faq.flatMap((role) =>
-        list(doc[role.field]).map((item) => ({ question: str(item[role.question]) ?? '', answer: str(item[role.answer]) ?? '' })),
+        list(doc[role.field]).map((item) => ({
+          question: str(item[role.question]) ?? '',
+          answer: str(item[role.answer]) ?? '',
+        })),
       ),
       tables: map.tables.flatMap((role) =>
         list(doc[role.field]).map((item) => ({
@@ -193,7 +204,10 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Locale codes of the site, default first. */
     async locales(fallback: string): Promise<{ codes: string[]; defaultLocale: string }> {
       const service = strapi.plugin('i18n')?.service('locales') as
-        | { find: () => Promise<{ code: string; isDefault?: boolean }[]>; getDefaultLocale?: () => Promise<string> }
+        | {
+            find: () => Promise<{ code: string; isDefault?: boolean }[]>;
+            getDefaultLocale?: () => Promise<string>;
+          }
         | undefined;
       if (!service) return { codes: [fallback], defaultLocale: fallback };
       const found = await service.find();
@@ -203,29 +217,48 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     isLocalized(uid: string): boolean {
-      const schema = strapi.contentType(uid as never) as { pluginOptions?: { i18n?: { localized?: boolean } } };
+      const schema = strapi.contentType(uid as never) as {
+        pluginOptions?: { i18n?: { localized?: boolean } };
+      };
       return schema?.pluginOptions?.i18n?.localized === true;
     },
 
     /** The published version of one document in one locale, or null. */
-    publishedOne: (uid: string, typeKey: string, map: FieldMap, documentId: string, locale: string | undefined, lang: string) =>
-      oneVersion('published', uid, typeKey, map, documentId, locale, lang),
+    publishedOne: (
+      uid: string,
+      typeKey: string,
+      map: FieldMap,
+      documentId: string,
+      locale: string | undefined,
+      lang: string,
+    ) => oneVersion('published', uid, typeKey, map, documentId, locale, lang),
 
     /**
      * The saved draft of one document in one locale, or null — read only for
      * the editors' panel (what publishing it would publish), never for the
      * manifest.
      */
-    draftOne: (uid: string, typeKey: string, map: FieldMap, documentId: string, locale: string | undefined, lang: string) =>
-      oneVersion('draft', uid, typeKey, map, documentId, locale, lang),
+    draftOne: (
+      uid: string,
+      typeKey: string,
+      map: FieldMap,
+      documentId: string,
+      locale: string | undefined,
+      lang: string,
+    ) => oneVersion('draft', uid, typeKey, map, documentId, locale, lang),
 
     /**
      * The stored `sitemapAi` value of a document's draft (the current version
      * for a type without draft & publish) in `locale` (the default locale when
      * undefined); undefined when there is no such document or locale yet.
      */
-    async storedMetadata(uid: string, documentId: string, locale: string | undefined): Promise<unknown> {
-      const schema = strapi.contentType(uid as never) as { options?: { draftAndPublish?: boolean } } | undefined;
+    async storedMetadata(
+      uid: string,
+      documentId: string,
+      locale: string | undefined,
+    ): Promise<unknown> {
+      const schema = strapi.contentType(uid as never) as
+        { options?: { draftAndPublish?: boolean } } | undefined;
       const draftAndPublish = schema?.options?.draftAndPublish !== false;
       const doc = (await strapi.documents(uid as never).findOne({
         documentId,

@@ -104,7 +104,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     async resolveAlias(id: string): Promise<string | null> {
       let current = id;
       for (let hop = 0; hop < MAX_ALIAS_HOPS; hop += 1) {
-        const row = (await aliases().findOne({ where: { old_id: current }, select: ['new_id'] })) as Row | null;
+        const row = (await aliases().findOne({
+          where: { old_id: current },
+          select: ['new_id'],
+        })) as Row | null;
         if (!row) break;
         current = String(row.new_id);
       }
@@ -115,7 +118,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const result: TrackedState[] = [];
       for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
         const rows = (await states().findMany({
-          where: { source_uid: uid, source_document: { $in: documentIds.slice(i, i + WRITE_BATCH) } },
+          where: {
+            source_uid: uid,
+            source_document: { $in: documentIds.slice(i, i + WRITE_BATCH) },
+          },
         })) as Row[];
         result.push(...rows.map(toState));
       }
@@ -124,9 +130,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Documents with live (not removed) states, per content type. */
     async liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
-      const rows = (await states().findMany({ where: { removed: false }, select: ['source_uid', 'source_document'] })) as Row[];
+      const rows = (await states().findMany({
+        where: { removed: false },
+        select: ['source_uid', 'source_document'],
+      })) as Row[];
       const seen = new Map<string, { uid: string; documentId: string }>();
-      for (const row of rows) seen.set(`${row.source_uid}|${row.source_document}`, { uid: String(row.source_uid), documentId: String(row.source_document) });
+      for (const row of rows)
+        seen.set(`${row.source_uid}|${row.source_document}`, {
+          uid: String(row.source_uid),
+          documentId: String(row.source_document),
+        });
       return [...seen.values()];
     },
 
@@ -134,7 +147,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     async pending(limit: number, after = ''): Promise<(TrackedState & { pending: boolean })[]> {
       const where: Row = { pending: true };
       if (after) where.item_id = { $gt: after };
-      const rows = (await states().findMany({ where, orderBy: { item_id: 'asc' }, limit })) as Row[];
+      const rows = (await states().findMany({
+        where,
+        orderBy: { item_id: 'asc' },
+        limit,
+      })) as Row[];
       return rows.map(toState);
     },
 
@@ -144,23 +161,35 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** The earliest `modified_at` of the states changed since the last snapshot (null when none is pending). */
     async oldestPendingModified(): Promise<string | null> {
-      const row = (await states().findOne({ where: { pending: true }, orderBy: { modified_at: 'asc' }, select: ['modified_at'] })) as Row | null;
+      const row = (await states().findOne({
+        where: { pending: true },
+        orderBy: { modified_at: 'asc' },
+        select: ['modified_at'],
+      })) as Row | null;
       return row ? String(row.modified_at) : null;
     },
 
     /** Clear `pending` on states still at the revision the builder published. */
     async settle(published: readonly { itemId: string; revision: number }[]): Promise<void> {
       const byRevision = new Map<number, string[]>();
-      for (const { itemId, revision } of published) byRevision.set(revision, [...(byRevision.get(revision) ?? []), itemId]);
+      for (const { itemId, revision } of published)
+        byRevision.set(revision, [...(byRevision.get(revision) ?? []), itemId]);
       for (const [revision, ids] of byRevision) {
         for (let i = 0; i < ids.length; i += WRITE_BATCH) {
-          await states().updateMany({ where: { item_id: { $in: ids.slice(i, i + WRITE_BATCH) }, revision }, data: { pending: false } });
+          await states().updateMany({
+            where: { item_id: { $in: ids.slice(i, i + WRITE_BATCH) }, revision },
+            data: { pending: false },
+          });
         }
       }
     },
 
     /** Recent changelog per item, newest first, at most `perItem` each. */
-    async recentChangelog(itemIds: readonly string[], since: string, perItem: number): Promise<Map<string, ChangelogEntry[]>> {
+    async recentChangelog(
+      itemIds: readonly string[],
+      since: string,
+      perItem: number,
+    ): Promise<Map<string, ChangelogEntry[]>> {
       const result = new Map<string, ChangelogEntry[]>();
       for (let i = 0; i < itemIds.length; i += WRITE_BATCH) {
         const rows = (await changelog().findMany({
@@ -169,7 +198,12 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         })) as Row[];
         for (const row of rows) {
           const list = result.get(String(row.item_id)) ?? [];
-          if (list.length < perItem) list.push({ date: String(row.at), version: String(row.version), desc: String(row.desc ?? '') });
+          if (list.length < perItem)
+            list.push({
+              date: String(row.at),
+              version: String(row.version),
+              desc: String(row.desc ?? ''),
+            });
           result.set(String(row.item_id), list);
         }
       }
@@ -177,7 +211,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** Full history of one item, newest first, keyset-paged by row id. */
-    async changelogPage(itemId: string, beforeRowId: number | null, limit: number): Promise<{ rowId: number; record: ChangelogRecord }[]> {
+    async changelogPage(
+      itemId: string,
+      beforeRowId: number | null,
+      limit: number,
+    ): Promise<{ rowId: number; record: ChangelogRecord }[]> {
       const where: Row = { item_id: itemId };
       if (beforeRowId !== null) where.id = { $lt: beforeRowId };
       const rows = (await changelog().findMany({ where, orderBy: { id: 'desc' }, limit })) as Row[];
@@ -197,7 +235,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async changelogForDocument(uid: string, documentId: string): Promise<ChangelogRecord[]> {
-      const rows = (await changelog().findMany({ where: { source_uid: uid, source_document: documentId }, orderBy: { id: 'asc' } })) as Row[];
+      const rows = (await changelog().findMany({
+        where: { source_uid: uid, source_document: documentId },
+        orderBy: { id: 'asc' },
+      })) as Row[];
       return rows.map(toChangelogRecord);
     },
 
@@ -206,17 +247,25 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * not at its expected revision (or already exists when it should not)
      * aborts the whole write with StateConflictError.
      */
-    async write(writes: readonly StateWrite[], entries: readonly ChangelogRecord[], renames: readonly AliasRecord[] = []): Promise<void> {
+    async write(
+      writes: readonly StateWrite[],
+      entries: readonly ChangelogRecord[],
+      renames: readonly AliasRecord[] = [],
+    ): Promise<void> {
       if (writes.length === 0 && entries.length === 0) return;
       await strapi.db.transaction(async () => {
         // An id that is live again is no longer an alias; a renamed one becomes one.
         const live = writes.filter((w) => !w.state.removed).map((w) => w.state.itemId);
         const replaced = [...live, ...renames.map((r) => r.oldId)];
         for (let i = 0; i < replaced.length; i += WRITE_BATCH) {
-          await aliases().deleteMany({ where: { old_id: { $in: replaced.slice(i, i + WRITE_BATCH) } } });
+          await aliases().deleteMany({
+            where: { old_id: { $in: replaced.slice(i, i + WRITE_BATCH) } },
+          });
         }
         for (const rename of renames) {
-          await aliases().create({ data: { old_id: rename.oldId, new_id: rename.newId, created: rename.at } });
+          await aliases().create({
+            data: { old_id: rename.oldId, new_id: rename.newId, created: rename.at },
+          });
         }
         for (const { state, expectedRevision } of writes) {
           if (expectedRevision === null) {
@@ -234,7 +283,9 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           }
         }
         for (let i = 0; i < entries.length; i += WRITE_BATCH) {
-          await changelog().createMany({ data: entries.slice(i, i + WRITE_BATCH).map(toChangelogRow) });
+          await changelog().createMany({
+            data: entries.slice(i, i + WRITE_BATCH).map(toChangelogRow),
+          });
         }
       });
     },

@@ -48,7 +48,10 @@ function toRecord(row: DeliveryRow): WebhookDeliveryRecord {
     attempts: Number(row.attempts ?? 0),
     nextAttemptAt: row.next_attempt_at,
     lastAttemptAt: row.last_attempt_at ?? null,
-    lastStatusCode: row.last_status_code === null || row.last_status_code === undefined ? null : Number(row.last_status_code),
+    lastStatusCode:
+      row.last_status_code === null || row.last_status_code === undefined
+        ? null
+        : Number(row.last_status_code),
     lastError: row.last_error ?? null,
     deliveredAt: row.delivered_at ?? null,
     created: row.created,
@@ -69,8 +72,15 @@ export const createWebhookRepository = ({ strapi }: { strapi: Core.Strapi }) => 
   const query = () => strapi.db.query(WEBHOOK_DELIVERY_UID);
 
   /** Update one pending row only if it is still at attempt `attempts`; true when this call changed it. */
-  async function updateIfAt(id: number, attempts: number, data: Record<string, unknown>): Promise<boolean> {
-    const result = (await query().updateMany({ where: { id, status: 'pending', attempts }, data })) as { count: number };
+  async function updateIfAt(
+    id: number,
+    attempts: number,
+    data: Record<string, unknown>,
+  ): Promise<boolean> {
+    const result = (await query().updateMany({
+      where: { id, status: 'pending', attempts },
+      data,
+    })) as { count: number };
     return Number(result.count) === 1;
   }
 
@@ -111,11 +121,23 @@ export const createWebhookRepository = ({ strapi }: { strapi: Core.Strapi }) => 
      * instance) wins. The claim pushes `next_attempt_at` to `leaseUntil`, so a
      * crash mid-send leaves the row to be retried after that, never lost.
      */
-    claim(id: number, seen: number, at: { attemptAt: string; leaseUntil: string }): Promise<boolean> {
-      return updateIfAt(id, seen, { attempts: seen + 1, last_attempt_at: at.attemptAt, next_attempt_at: at.leaseUntil });
+    claim(
+      id: number,
+      seen: number,
+      at: { attemptAt: string; leaseUntil: string },
+    ): Promise<boolean> {
+      return updateIfAt(id, seen, {
+        attempts: seen + 1,
+        last_attempt_at: at.attemptAt,
+        next_attempt_at: at.leaseUntil,
+      });
     },
 
-    delivered(id: number, attempts: number, outcome: AttemptOutcome & { deliveredAt: string }): Promise<boolean> {
+    delivered(
+      id: number,
+      attempts: number,
+      outcome: AttemptOutcome & { deliveredAt: string },
+    ): Promise<boolean> {
       return updateIfAt(id, attempts, {
         status: 'delivered',
         delivered_at: outcome.deliveredAt,
@@ -125,7 +147,11 @@ export const createWebhookRepository = ({ strapi }: { strapi: Core.Strapi }) => 
     },
 
     /** A failed attempt with attempts left: the row waits until `nextAttemptAt`. */
-    retryAt(id: number, attempts: number, outcome: AttemptOutcome & { nextAttemptAt: string }): Promise<boolean> {
+    retryAt(
+      id: number,
+      attempts: number,
+      outcome: AttemptOutcome & { nextAttemptAt: string },
+    ): Promise<boolean> {
       return updateIfAt(id, attempts, {
         next_attempt_at: outcome.nextAttemptAt,
         last_status_code: outcome.statusCode,
@@ -143,7 +169,10 @@ export const createWebhookRepository = ({ strapi }: { strapi: Core.Strapi }) => 
     },
 
     /** Newest first, optionally one status only. */
-    async list(options: { limit: number; status?: WebhookDeliveryStatus }): Promise<WebhookDeliveryRecord[]> {
+    async list(options: {
+      limit: number;
+      status?: WebhookDeliveryStatus;
+    }): Promise<WebhookDeliveryRecord[]> {
       const rows = (await query().findMany({
         where: options.status ? { status: options.status } : {},
         orderBy: { id: 'desc' },

@@ -1,12 +1,20 @@
 import { ACTIONS, actionUid, type Action } from '../core/actions';
 
 /** Admin routes (SPEC §6 admin-side): admin JWT and a plugin permission each. */
-const guarded = (method: 'GET' | 'POST' | 'PUT', path: string, handler: string, action: Action) => ({
+const guarded = (
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  handler: string,
+  action: Action,
+) => ({
   method,
   path,
   handler,
   config: {
-    policies: ['admin::isAuthenticatedAdmin', { name: 'admin::hasPermissions', config: { actions: [actionUid(action)] } }],
+    policies: [
+      'admin::isAuthenticatedAdmin',
+      { name: 'admin::hasPermissions', config: { actions: [actionUid(action)] } },
+    ],
     middlewares: ['plugin::sitemap-ai.errors'],
   },
 });

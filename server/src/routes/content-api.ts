@@ -13,7 +13,11 @@ const publicRoute = (path: string, handler: string, kind: RouteKind) => ({
   config: {
     auth: false as const,
     policies: [],
-    middlewares: [{ name: 'plugin::sitemap-ai.access-log', config: { kind } }, 'plugin::sitemap-ai.errors', 'plugin::sitemap-ai.rate-limit'],
+    middlewares: [
+      { name: 'plugin::sitemap-ai.access-log', config: { kind } },
+      'plugin::sitemap-ai.errors',
+      'plugin::sitemap-ai.rate-limit',
+    ],
   },
 });
 

@@ -10,7 +10,11 @@ import {
   type RouteKind,
 } from '../core/access-log';
 import type { AgentFamily } from '../core/agents';
-import { createAccessLogRepository, type AccessLogRecord, type IngestCount } from '../repositories/access-log-repository';
+import {
+  createAccessLogRepository,
+  type AccessLogRecord,
+  type IngestCount,
+} from '../repositories/access-log-repository';
 import { createItemRepository } from '../repositories/item-repository';
 import { createSnapshotRepository } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
@@ -58,7 +62,10 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
   /** `accessLog` of the effective config (file config with the Settings' retention on top). */
   function settings(): { enabled: boolean; retentionDays: number } {
     const { accessLog } = getService(strapi, 'settings').config();
-    return { enabled: accessLog.enabled, retentionDays: accessLog.retentionDays ?? ACCESS_LOG_RETENTION_DEFAULT_DAYS };
+    return {
+      enabled: accessLog.enabled,
+      retentionDays: accessLog.retentionDays ?? ACCESS_LOG_RETENTION_DEFAULT_DAYS,
+    };
   }
 
   async function saltOf(day: string): Promise<string> {
@@ -106,11 +113,15 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
       try {
         await repository.insert(await toRecords(batch));
       } catch (error) {
-        strapi.log.error(`[sitemap-ai] access log: ${batch.length} entries not written: ${error instanceof Error ? error.message : String(error)}`);
+        strapi.log.error(
+          `[sitemap-ai] access log: ${batch.length} entries not written: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     if (dropped > 0) {
-      strapi.log.warn(`[sitemap-ai] access log: ${dropped} entries dropped (more than ${BUFFER_MAX} waiting to be written)`);
+      strapi.log.warn(
+        `[sitemap-ai] access log: ${dropped} entries dropped (more than ${BUFFER_MAX} waiting to be written)`,
+      );
       dropped = 0;
     }
     if (Date.now() - lastPrune >= PRUNE_INTERVAL_MS) await backgroundPrune();
@@ -130,7 +141,9 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   function logPruneError(error: unknown): number {
-    strapi.log.error(`[sitemap-ai] access log: pruning failed: ${error instanceof Error ? error.message : String(error)}`);
+    strapi.log.error(
+      `[sitemap-ai] access log: pruning failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return 0;
   }
 

@@ -30,22 +30,34 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
     async data(options: { fresh?: boolean; now?: Date } = {}): Promise<DashboardData> {
       const now = options.now ?? new Date();
       const snapshots = await getService(strapi, 'manifest').recentSnapshots(DASHBOARD_SNAPSHOTS);
-      const [readiness, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest] = await Promise.all([
-        getService(strapi, 'readiness').check({ fresh: options.fresh }),
-        states.countPending(),
-        dirty.count(),
-        states.oldestPendingModified(),
-        dirty.oldestMarkedAt(),
-        getService(strapi, 'access-log').ingest(now),
-      ]);
+      const [readiness, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest] =
+        await Promise.all([
+          getService(strapi, 'readiness').check({ fresh: options.fresh }),
+          states.countPending(),
+          dirty.count(),
+          states.oldestPendingModified(),
+          dirty.oldestMarkedAt(),
+          getService(strapi, 'access-log').ingest(now),
+        ]);
       return {
         snapshots: snapshots.map(snapshotSummary),
         readiness: readiness.checks,
         evidenceCoverage: Math.round(readiness.evidenceCoverage * 10_000) / 10_000,
-        freshnessHours: indexFreshnessHours({ oldestPending, latestSnapshot: snapshots[0]?.builtAt ?? null, oldestDirty, now }),
+        freshnessHours: indexFreshnessHours({
+          oldestPending,
+          latestSnapshot: snapshots[0]?.builtAt ?? null,
+          oldestDirty,
+          now,
+        }),
         pendingChanges,
         dirtyEntries,
-        ingest: ingest.rows.map(({ agent, type, requests, ok, drift }) => ({ agent, type, requests, ok, drift })),
+        ingest: ingest.rows.map(({ agent, type, requests, ok, drift }) => ({
+          agent,
+          type,
+          requests,
+          ok,
+          drift,
+        })),
         ingestWindowDays: ingest.windowDays,
         readinessCheckedAt: readiness.checkedAt,
       };

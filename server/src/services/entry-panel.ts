@@ -2,12 +2,22 @@ import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import { USAGE_KINDS, type UsageKind } from '../../../shared/constants';
 import { InvalidParameterError } from '../core/errors';
-import { buildEntryItems, finalizeDraft, linkTranslations, versionString, type SiteContext } from '../core/items';
+import {
+  buildEntryItems,
+  finalizeDraft,
+  linkTranslations,
+  versionString,
+  type SiteContext,
+} from '../core/items';
 import { metadataLayer, resolvePolicy, type PolicyLayer } from '../core/policy';
 import type { EntryMetadata, EntrySource, ItemDraft, MetadataOverride } from '../core/types';
 import { createSourceRepository } from '../repositories/source-repository';
 import { createStateRepository } from '../repositories/state-repository';
-import type { EntryPanelData, FragmentPreview, PolicySource } from '../../../shared/contracts/admin';
+import type {
+  EntryPanelData,
+  FragmentPreview,
+  PolicySource,
+} from '../../../shared/contracts/admin';
 import { getService } from '../utils/get-service';
 import type { EnabledType } from './settings';
 
@@ -15,7 +25,10 @@ type Sources = { license: PolicySource; usage: Record<UsageKind, PolicySource> }
 
 /** Which layer of the cascade (SPEC §3) gives each effective value: the last one that sets it. */
 function policySources(layers: readonly [PolicySource, PolicyLayer | undefined][]): Sources {
-  const sources: Sources = { license: 'site', usage: { train: 'site', infer: 'site', cache: 'site', redistribute: 'site' } };
+  const sources: Sources = {
+    license: 'site',
+    usage: { train: 'site', infer: 'site', cache: 'site', redistribute: 'site' },
+  };
   for (const [source, layer] of layers) {
     if (!layer) continue;
     if (layer.license) sources.license = source;
@@ -40,7 +53,12 @@ function withoutExclusions(entry: EntrySource): EntrySource {
 }
 
 /** Items of a draft exactly as publishing it would give them: the same core functions as the tracker, translations linked. */
-function publishedItems(entry: EntrySource, reference: EntrySource | null, type: EnabledType, site: SiteContext): ItemDraft[] | null {
+function publishedItems(
+  entry: EntrySource,
+  reference: EntrySource | null,
+  type: EnabledType,
+  site: SiteContext,
+): ItemDraft[] | null {
   let built = buildEntryItems(entry, type.policy, site);
   if (built === null) return null;
   const referenceItems = reference ? buildEntryItems(reference, type.policy, site) : null;
@@ -64,35 +82,71 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
      * 400 when the type is not enabled or the locale is not the site's, 404
      * when there is no draft of that document in that locale.
      */
-    async panel(uid: string, documentId: string, locale: string | undefined): Promise<EntryPanelData> {
+    async panel(
+      uid: string,
+      documentId: string,
+      locale: string | undefined,
+    ): Promise<EntryPanelData> {
       const settings = getService(strapi, 'settings');
       const type = settings.enabledTypes().find((t) => t.uid === uid);
-      if (!type) throw new InvalidParameterError('uid', `${uid} is not a content type enabled for the manifest`);
+      if (!type)
+        throw new InvalidParameterError(
+          'uid',
+          `${uid} is not a content type enabled for the manifest`,
+        );
       const config = settings.config();
       const { codes, defaultLocale } = await sources.locales(config.defaultLocale ?? 'en');
       const site = settings.site(defaultLocale);
       const localized = sources.isLocalized(uid);
       const lang = localized ? (locale ?? site.defaultLocale) : site.defaultLocale;
       if (localized && !codes.includes(lang)) {
-        throw new InvalidParameterError('locale', `"${lang}" is not a locale of this site (${codes.join(', ')})`);
+        throw new InvalidParameterError(
+          'locale',
+          `"${lang}" is not a locale of this site (${codes.join(', ')})`,
+        );
       }
 
-      const found = await sources.draftOne(uid, type.policy.typeKey, type.map, documentId, localized ? lang : undefined, lang);
-      if (!found) throw new errors.NotFoundError(`No ${uid} document "${documentId}"${localized ? ` in locale "${lang}"` : ''}`);
+      const found = await sources.draftOne(
+        uid,
+        type.policy.typeKey,
+        type.map,
+        documentId,
+        localized ? lang : undefined,
+        lang,
+      );
+      if (!found)
+        throw new errors.NotFoundError(
+          `No ${uid} document "${documentId}"${localized ? ` in locale "${lang}"` : ''}`,
+        );
       const { entry } = found;
       const problems = found.problems.map((p) => ({ key: p.key, message: p.message }));
 
       // As the tracker does: a translation's items point at the published items of the default locale.
       const reference =
         localized && lang !== site.defaultLocale
-          ? ((await sources.publishedOne(uid, type.policy.typeKey, type.map, documentId, site.defaultLocale, site.defaultLocale))?.entry ?? null)
+          ? ((
+              await sources.publishedOne(
+                uid,
+                type.policy.typeKey,
+                type.map,
+                documentId,
+                site.defaultLocale,
+                site.defaultLocale,
+              )
+            )?.entry ?? null)
           : null;
       const published = publishedItems(entry, reference, type, site);
       if (published === null) {
-        problems.push({ key: 'pathPattern', message: `the draft cannot fill the path pattern "${type.policy.pathPattern}": it has no page URL and is not published` });
+        problems.push({
+          key: 'pathPattern',
+          message: `the draft cannot fill the path pattern "${type.policy.pathPattern}": it has no page URL and is not published`,
+        });
       }
       const publishedById = new Map((published ?? []).map((d) => [d.id, d]));
-      const listed = published === null ? [] : (publishedItems(withoutExclusions(entry), reference, type, site) ?? []);
+      const listed =
+        published === null
+          ? []
+          : (publishedItems(withoutExclusions(entry), reference, type, site) ?? []);
 
       const tracked = (await states.forDocuments(uid, [documentId])).filter((s) => s.lang === lang);
       const trackedById = new Map(tracked.map((s) => [s.itemId, s]));
@@ -106,11 +160,17 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
         const excluded = !publishedById.has(all.id);
         const state = live(draft.id);
         const key = draft.parent ? draft.id.slice(draft.parent.length + 1) : '';
-        const override: MetadataOverride | undefined = entry.metadata.fragments?.[draft.id] ?? (key ? entry.metadata.fragments?.[key] : undefined);
+        const override: MetadataOverride | undefined =
+          entry.metadata.fragments?.[draft.id] ??
+          (key ? entry.metadata.fragments?.[key] : undefined);
         let change: FragmentPreview['state'];
         if (excluded) change = state ? 'changed' : 'unchanged';
         else if (!state) change = 'new';
-        else change = state.checksum !== draft.checksum || state.metaHash !== draft.metaHash ? 'changed' : 'unchanged';
+        else
+          change =
+            state.checksum !== draft.checksum || state.metaHash !== draft.metaHash
+              ? 'changed'
+              : 'unchanged';
         return {
           id: draft.id,
           key,
@@ -144,12 +204,17 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
       const articleState = tracked.find((s) => s.type === 'article' && !s.removed);
       // The reason the tracker compares a new one with (core/tracking.ts freshReason): the last live page's, else the last removed one's.
       const pages = tracked.filter((s) => s.type === 'article');
-      const pageState = pages.filter((s) => !s.removed).pop() ?? pages.filter((s) => s.removed).pop();
+      const pageState =
+        pages.filter((s) => !s.removed).pop() ?? pages.filter((s) => s.removed).pop();
       return {
         uid,
         documentId,
         locale: localized ? lang : null,
-        inherited: { license: inherited.license, usage: inherited.usage, sources: inheritedSources },
+        inherited: {
+          license: inherited.license,
+          usage: inherited.usage,
+          sources: inheritedSources,
+        },
         licenses: config.licenses.map((l) => ({ uri: l.uri, label: l.label })),
         fragments,
         removed,

@@ -1,6 +1,13 @@
 import type { Core } from '@strapi/strapi';
 import { SPEC_VERSION } from '../../../shared/constants';
-import { DeltaTooOldError, InvalidPageTokenError, InvalidParameterError, ItemNotFoundError, NoSnapshotError, SnapshotGoneError } from '../core/errors';
+import {
+  DeltaTooOldError,
+  InvalidPageTokenError,
+  InvalidParameterError,
+  ItemNotFoundError,
+  NoSnapshotError,
+  SnapshotGoneError,
+} from '../core/errors';
 import { servedItem } from '../core/items';
 import { decodePageToken, encodePageToken } from '../core/page-token';
 import type { ManifestItem } from '../core/types';
@@ -9,7 +16,13 @@ import { createSnapshotRepository, type SnapshotRecord } from '../repositories/s
 import { getService } from '../utils/get-service';
 import type { DeltaParams } from '../core/params';
 import { createStateRepository } from '../repositories/state-repository';
-import type { ChangelogPage, DeltaPage, ManifestPage, ManifestQuery, Tombstone } from '../../../shared/contracts/manifest';
+import type {
+  ChangelogPage,
+  DeltaPage,
+  ManifestPage,
+  ManifestQuery,
+  Tombstone,
+} from '../../../shared/contracts/manifest';
 
 const FEED_MANIFEST = 'manifest';
 
@@ -47,9 +60,12 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
     async resolve(query: ManifestQuery): Promise<{ snapshot: SnapshotRecord; after: string }> {
       if (!query.page_token) return { snapshot: await current(), after: '' };
       const position = decodePageToken(query.page_token, secret());
-      if (position.feed !== FEED_MANIFEST) throw new InvalidPageTokenError('the token belongs to another feed');
+      if (position.feed !== FEED_MANIFEST)
+        throw new InvalidPageTokenError('the token belongs to another feed');
       if (position.filters !== filterKey(query)) {
-        throw new InvalidPageTokenError('the token was issued for other filters (type/lang); repeat the filters of the first page');
+        throw new InvalidPageTokenError(
+          'the token was issued for other filters (type/lang); repeat the filters of the first page',
+        );
       }
       const snapshot = await snapshots.find(position.snapshot);
       if (!snapshot) throw new SnapshotGoneError(position.snapshot);
@@ -57,9 +73,18 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** One page of the manifest (SPEC §6 envelope). */
-    async page(query: ManifestQuery, resolved: { snapshot: SnapshotRecord; after: string }): Promise<ManifestPage> {
+    async page(
+      query: ManifestQuery,
+      resolved: { snapshot: SnapshotRecord; after: string },
+    ): Promise<ManifestPage> {
       const { snapshot, after } = resolved;
-      const rows = await items.page({ snapshot: snapshot.seq, after, limit: query.limit, type: query.type, lang: query.lang });
+      const rows = await items.page({
+        snapshot: snapshot.seq,
+        after,
+        limit: query.limit,
+        type: query.type,
+        lang: query.lang,
+      });
       const pageRows = rows.slice(0, query.limit);
       const more = rows.length > query.limit;
       const last = pageRows[pageRows.length - 1];
@@ -69,7 +94,15 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         items: pageRows.map((row) => serve(row, snapshot)),
         next_page_token:
           more && last
-            ? encodePageToken({ snapshot: snapshot.seq, after: last.itemId, filters: filterKey(query), feed: FEED_MANIFEST }, secret())
+            ? encodePageToken(
+                {
+                  snapshot: snapshot.seq,
+                  after: last.itemId,
+                  filters: filterKey(query),
+                  feed: FEED_MANIFEST,
+                },
+                secret(),
+              )
             : null,
       };
     },
@@ -78,7 +111,10 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
      * One page of the delta since a snapshot or a time (SPEC §6): items added
      * or changed, and tombstones of removed ones, merged in id order.
      */
-    async delta(params: DeltaParams, sinceText: string): Promise<{ page: DeltaPage; snapshot: SnapshotRecord }> {
+    async delta(
+      params: DeltaParams,
+      sinceText: string,
+    ): Promise<{ page: DeltaPage; snapshot: SnapshotRecord }> {
       const retained = await snapshots.list(10_000);
       if (retained.length === 0) throw new NoSnapshotError();
       const newest = retained[0]!;
@@ -86,8 +122,13 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       let since: number;
       if ('snapshot' in params.since) {
         since = params.since.snapshot;
-        if (since > newest.seq) throw new InvalidParameterError('since', `snapshot ${since} does not exist yet; the newest is ${newest.seq}`);
-        if (since < oldest.seq && !(since === 0 && oldest.seq === 1)) throw new DeltaTooOldError(sinceText, oldest.seq);
+        if (since > newest.seq)
+          throw new InvalidParameterError(
+            'since',
+            `snapshot ${since} does not exist yet; the newest is ${newest.seq}`,
+          );
+        if (since < oldest.seq && !(since === 0 && oldest.seq === 1))
+          throw new DeltaTooOldError(sinceText, oldest.seq);
       } else {
         const time = params.since.time;
         const before = retained.find((s) => s.builtAt <= time);
@@ -101,8 +142,12 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       let after = '';
       if (params.page_token) {
         const position = decodePageToken(params.page_token, secret());
-        if (position.feed !== feed) throw new InvalidPageTokenError('the token belongs to another feed or another "since"');
-        if (position.filters !== filters) throw new InvalidPageTokenError('the token was issued for other filters (type/lang); repeat the filters of the first page');
+        if (position.feed !== feed)
+          throw new InvalidPageTokenError('the token belongs to another feed or another "since"');
+        if (position.filters !== filters)
+          throw new InvalidPageTokenError(
+            'the token was issued for other filters (type/lang); repeat the filters of the first page',
+          );
         const found = retained.find((s) => s.seq === position.snapshot);
         if (!found) throw new SnapshotGoneError(position.snapshot);
         snapshot = found;
@@ -123,7 +168,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       const builtAt = new Map(retained.map((s) => [s.seq, s.builtAt]));
       const sinceTime = since === 0 ? '' : (builtAt.get(since) ?? '');
       const removedIds = pageEntries.filter((e) => e.removedIn !== undefined).map((e) => e.id);
-      const changelog = removedIds.length > 0 ? await states.changelogFor(removedIds, sinceTime) : [];
+      const changelog =
+        removedIds.length > 0 ? await states.changelogFor(removedIds, sinceTime) : [];
       const successors = new Map<string, string>();
       for (const id of removedIds) {
         const target = await states.resolveAlias(id);
@@ -149,19 +195,26 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
           snapshot: snapshotRef(snapshot),
           items: pageEntries.filter((e) => e.row).map((e) => serve(e.row!, snapshot)),
           removed: tombstones,
-          next_page_token: more && last ? encodePageToken({ snapshot: snapshot.seq, after: last.id, filters, feed }, secret()) : null,
+          next_page_token:
+            more && last
+              ? encodePageToken({ snapshot: snapshot.seq, after: last.id, filters, feed }, secret())
+              : null,
           next_since: String(snapshot.seq),
         },
       };
     },
 
     /** The whole history of one item, newest first (SPEC §4), paged. */
-    async changelog(id: string, params: { limit: number; page_token?: string }): Promise<ChangelogPage> {
+    async changelog(
+      id: string,
+      params: { limit: number; page_token?: string },
+    ): Promise<ChangelogPage> {
       let before: number | null = null;
       const feed = `changelog:${id}`;
       if (params.page_token) {
         const position = decodePageToken(params.page_token, secret());
-        if (position.feed !== feed) throw new InvalidPageTokenError('the token belongs to another feed');
+        if (position.feed !== feed)
+          throw new InvalidPageTokenError('the token belongs to another feed');
         before = Number(position.after);
       }
       const rows = await states.changelogPage(id, before, params.limit + 1);
@@ -184,13 +237,18 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         })),
         next_page_token:
           rows.length > params.limit && last
-            ? encodePageToken({ snapshot: 1, after: String(last.rowId), filters: '', feed }, secret())
+            ? encodePageToken(
+                { snapshot: 1, after: String(last.rowId), filters: '', feed },
+                secret(),
+              )
             : null,
       };
     },
 
     /** One item; an old id (alias) answers with its renamed successor and says so. */
-    async item(id: string): Promise<{ snapshot: SnapshotRecord; item: ManifestItem; aliasOf?: string }> {
+    async item(
+      id: string,
+    ): Promise<{ snapshot: SnapshotRecord; item: ManifestItem; aliasOf?: string }> {
       const snapshot = await current();
       const row = await items.findServed(snapshot.seq, id);
       if (row) return { snapshot, item: serve(row, snapshot) };
@@ -200,7 +258,9 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       return { snapshot, item: serve(aliased, snapshot), aliasOf: target! };
     },
 
-    async content(id: string): Promise<{ snapshot: SnapshotRecord; checksum: string; content: string; aliasOf?: string }> {
+    async content(
+      id: string,
+    ): Promise<{ snapshot: SnapshotRecord; checksum: string; content: string; aliasOf?: string }> {
       const snapshot = await current();
       const found = await items.findContent(snapshot.seq, id);
       if (found) return { snapshot, ...found };

@@ -3,7 +3,13 @@ import addFormats from 'ajv-formats';
 import type { Core } from '@strapi/strapi';
 import { PAGE_LIMIT_MAX, SCHEMA_ID } from '../../../shared/constants';
 import { NoSnapshotError } from '../core/errors';
-import { READINESS_CHECK_IDS, ReadinessTally, contentManagerEditPath, type ItemCheckResult, type ItemFailure } from '../core/readiness';
+import {
+  READINESS_CHECK_IDS,
+  ReadinessTally,
+  contentManagerEditPath,
+  type ItemCheckResult,
+  type ItemFailure,
+} from '../core/readiness';
 import { MANIFEST_SCHEMA } from '../core/schema';
 import type { ManifestItem } from '../core/types';
 import { createItemRepository } from '../repositories/item-repository';
@@ -42,14 +48,19 @@ function schemaValidators(): SchemaValidators {
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     addFormats(ajv);
     ajv.addSchema(MANIFEST_SCHEMA);
-    validators = { item: ajv.getSchema(`${SCHEMA_ID}#/$defs/item`)!, page: ajv.getSchema(SCHEMA_ID)! };
+    validators = {
+      item: ajv.getSchema(`${SCHEMA_ID}#/$defs/item`)!,
+      page: ajv.getSchema(SCHEMA_ID)!,
+    };
   }
   return validators;
 }
 
 function errorText(validate: ValidateFunction): string {
   const errors = validate.errors ?? [];
-  const shown = errors.slice(0, 3).map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`);
+  const shown = errors
+    .slice(0, 3)
+    .map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`);
   return shown.join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more` : '');
 }
 
@@ -65,7 +76,12 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   let cached: { seq: number; at: number; report: ReadinessReport } | null = null;
 
   /** Page through snapshot S with the manifest service: returns paging problems. */
-  async function crawl(snapshot: SnapshotRecord, tally: ReadinessTally, pageLimit: number, seen: Map<string, string>): Promise<string[]> {
+  async function crawl(
+    snapshot: SnapshotRecord,
+    tally: ReadinessTally,
+    pageLimit: number,
+    seen: Map<string, string>,
+  ): Promise<string[]> {
     const manifest = getService(strapi, 'manifest');
     const { page: validatePage } = schemaValidators();
     const problems: string[] = [];
@@ -75,15 +91,22 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     for (;;) {
       const page = await manifest.page({ limit: pageLimit }, resolved);
       pages += 1;
-      if (page.snapshot.id !== String(snapshot.seq)) problems.push(`page ${pages} came from snapshot ${page.snapshot.id}, not ${snapshot.seq}`);
-      if (!validatePage({ ...page, items: [] })) problems.push(`page ${pages}: the envelope does not match schema.json (${errorText(validatePage)})`);
+      if (page.snapshot.id !== String(snapshot.seq))
+        problems.push(`page ${pages} came from snapshot ${page.snapshot.id}, not ${snapshot.seq}`);
+      if (!validatePage({ ...page, items: [] }))
+        problems.push(
+          `page ${pages}: the envelope does not match schema.json (${errorText(validatePage)})`,
+        );
       for (const item of page.items) {
         count += 1;
         if (seen.has(item.id)) problems.push(`item ${item.id} appears twice while paging`);
         seen.set(item.id, item.version);
         tally.add(item);
       }
-      if (page.items.length > pageLimit) problems.push(`page ${pages} holds ${page.items.length} items, more than limit ${pageLimit}`);
+      if (page.items.length > pageLimit)
+        problems.push(
+          `page ${pages} holds ${page.items.length} items, more than limit ${pageLimit}`,
+        );
       if (!page.next_page_token) break;
       if (page.items.length === 0) {
         problems.push(`page ${pages} is empty but has a next_page_token`);
@@ -91,11 +114,14 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
       }
       resolved = await manifest.resolve({ limit: pageLimit, page_token: page.next_page_token });
       if (resolved.snapshot.seq !== snapshot.seq) {
-        problems.push(`the token of page ${pages} leads to snapshot ${resolved.snapshot.seq}, not ${snapshot.seq}`);
+        problems.push(
+          `the token of page ${pages} leads to snapshot ${resolved.snapshot.seq}, not ${snapshot.seq}`,
+        );
         break;
       }
     }
-    if (count !== snapshot.itemCount) problems.push(`paging gave ${count} items, the snapshot holds ${snapshot.itemCount}`);
+    if (count !== snapshot.itemCount)
+      problems.push(`paging gave ${count} items, the snapshot holds ${snapshot.itemCount}`);
     return problems;
   }
 
@@ -113,7 +139,10 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     const result = { items: 0, removed: 0, nextSince: '', complete: false };
     let token: string | undefined;
     for (;;) {
-      const { page } = await manifest.delta({ limit: pageLimit, since: { snapshot: since }, ...(token ? { page_token: token } : {}) }, String(since));
+      const { page } = await manifest.delta(
+        { limit: pageLimit, since: { snapshot: since }, ...(token ? { page_token: token } : {}) },
+        String(since),
+      );
       result.items += page.items.length;
       result.removed += page.removed.length;
       result.nextSince = page.next_since;
@@ -135,7 +164,11 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
    * than DELTA_CHECK_MAX_ENTRIES (a first build: the whole site) is checked on
    * its first pages only, so the snapshot is not read a second time.
    */
-  async function deltaProblems(snapshot: SnapshotRecord, pageLimit: number, versions: ReadonlyMap<string, string>): Promise<{ problems: string[]; note: string }> {
+  async function deltaProblems(
+    snapshot: SnapshotRecord,
+    pageLimit: number,
+    versions: ReadonlyMap<string, string>,
+  ): Promise<{ problems: string[]; note: string }> {
     const problems: string[] = [];
     let note = '';
     const recent = await getService(strapi, 'manifest').recentSnapshots(2);
@@ -145,30 +178,57 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
       const wrong: string[] = [];
       const delta = await readDelta(base, pageLimit, DELTA_CHECK_MAX_ENTRIES, (entry) => {
         const current = versions.get(entry.id);
-        if (entry.removed && current !== undefined) wrong.push(`${entry.id} is listed as removed but is in snapshot ${snapshot.seq}`);
-        if (!entry.removed && current !== entry.version) wrong.push(`${entry.id} is listed at ${entry.version}, snapshot ${snapshot.seq} has ${current ?? 'no such item'}`);
+        if (entry.removed && current !== undefined)
+          wrong.push(`${entry.id} is listed as removed but is in snapshot ${snapshot.seq}`);
+        if (!entry.removed && current !== entry.version)
+          wrong.push(
+            `${entry.id} is listed at ${entry.version}, snapshot ${snapshot.seq} has ${current ?? 'no such item'}`,
+          );
       });
       problems.push(...wrong.slice(0, 10).map((w) => `delta since ${base}: ${w}`));
-      const expected = base === 0 ? { items: snapshot.itemCount, removed: 0 } : { items: snapshot.changes.added + snapshot.changes.changed, removed: snapshot.changes.removed };
-      if (delta.complete && (delta.items !== expected.items || delta.removed !== expected.removed)) {
+      const expected =
+        base === 0
+          ? { items: snapshot.itemCount, removed: 0 }
+          : {
+              items: snapshot.changes.added + snapshot.changes.changed,
+              removed: snapshot.changes.removed,
+            };
+      if (
+        delta.complete &&
+        (delta.items !== expected.items || delta.removed !== expected.removed)
+      ) {
         problems.push(
           `the delta since ${base} lists ${delta.items} items and ${delta.removed} tombstones; snapshot ${snapshot.seq} changed ${expected.items} and removed ${expected.removed}`,
         );
       }
-      if (!delta.complete) note = ` (its first ${delta.items + delta.removed} of ${expected.items + expected.removed} changes read)`;
-      if (delta.nextSince !== String(snapshot.seq)) problems.push(`the delta since ${base} answers next_since ${delta.nextSince}, not ${snapshot.seq}`);
+      if (!delta.complete)
+        note = ` (its first ${delta.items + delta.removed} of ${expected.items + expected.removed} changes read)`;
+      if (delta.nextSince !== String(snapshot.seq))
+        problems.push(
+          `the delta since ${base} answers next_since ${delta.nextSince}, not ${snapshot.seq}`,
+        );
     }
     const empty = await readDelta(snapshot.seq, pageLimit, 1);
-    if (empty.items !== 0 || empty.removed !== 0) problems.push(`the delta since the current snapshot ${snapshot.seq} is not empty (${empty.items} items, ${empty.removed} tombstones)`);
-    if (empty.nextSince !== String(snapshot.seq)) problems.push(`the delta since ${snapshot.seq} answers next_since ${empty.nextSince}`);
+    if (empty.items !== 0 || empty.removed !== 0)
+      problems.push(
+        `the delta since the current snapshot ${snapshot.seq} is not empty (${empty.items} items, ${empty.removed} tombstones)`,
+      );
+    if (empty.nextSince !== String(snapshot.seq))
+      problems.push(`the delta since ${snapshot.seq} answers next_since ${empty.nextSince}`);
     return { problems, note };
   }
 
   /** Link failing items to their entries' edit views. */
-  async function linkFailures(seq: number, results: ItemCheckResult[]): Promise<Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>> {
+  async function linkFailures(
+    seq: number,
+    results: ItemCheckResult[],
+  ): Promise<Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>> {
     const ids = results.flatMap((r) => r.failures.map((f) => f.itemId)).filter((id) => id !== '');
     const described = await items.describe(seq, ids);
-    const schemas = strapi.contentTypes as unknown as Record<string, { kind?: string; pluginOptions?: { i18n?: { localized?: boolean } } }>;
+    const schemas = strapi.contentTypes as unknown as Record<
+      string,
+      { kind?: string; pluginOptions?: { i18n?: { localized?: boolean } } }
+    >;
     const links = new Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>();
     for (const [itemId, item] of described) {
       const schema = schemas[item.sourceUid];
@@ -178,13 +238,21 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         uid: item.sourceUid,
         documentId: item.sourceDocument,
         locale,
-        editPath: contentManagerEditPath({ uid: item.sourceUid, documentId: item.sourceDocument, locale, singleType: schema?.kind === 'singleType' }),
+        editPath: contentManagerEditPath({
+          uid: item.sourceUid,
+          documentId: item.sourceDocument,
+          locale,
+          singleType: schema?.kind === 'singleType',
+        }),
       });
     }
     return links;
   }
 
-  function toFailure(failure: ItemFailure, link: Omit<ReadinessFailure, 'detail' | 'title'> | undefined): ReadinessFailure {
+  function toFailure(
+    failure: ItemFailure,
+    link: Omit<ReadinessFailure, 'detail' | 'title'> | undefined,
+  ): ReadinessFailure {
     return {
       itemId: failure.itemId,
       title: failure.title,
@@ -196,15 +264,24 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     };
   }
 
-  async function compute(snapshot: SnapshotRecord, now: Date, pageLimit: number): Promise<ReadinessReport> {
+  async function compute(
+    snapshot: SnapshotRecord,
+    now: Date,
+    pageLimit: number,
+  ): Promise<ReadinessReport> {
     const started = Date.now();
     const { item: validateItem } = schemaValidators();
-    const tally = new ReadinessTally({ now, validateItem: (item: ManifestItem) => (validateItem(item) ? null : errorText(validateItem)) });
+    const tally = new ReadinessTally({
+      now,
+      validateItem: (item: ManifestItem) => (validateItem(item) ? null : errorText(validateItem)),
+    });
     // Id → version of every item paged through: what the delta is checked against.
     const versions = new Map<string, string>();
     const paging = await crawl(snapshot, tally, pageLimit, versions);
     const delta = await deltaProblems(snapshot, pageLimit, versions).catch((error: unknown) => ({
-      problems: [`the delta feed failed: ${error instanceof Error ? error.message : String(error)}`],
+      problems: [
+        `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
+      ],
       note: '',
     }));
     versions.clear();
@@ -213,7 +290,13 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     const byId = new Map<string, ReadinessCheck>(
       results.map((r) => [
         r.id,
-        { id: r.id, ok: r.ok, summary: r.summary, failures: r.failures.map((f) => toFailure(f, links.get(f.itemId))), failureCount: r.failureCount },
+        {
+          id: r.id,
+          ok: r.ok,
+          summary: r.summary,
+          failures: r.failures.map((f) => toFailure(f, links.get(f.itemId))),
+          failureCount: r.failureCount,
+        },
       ]),
     );
     const feedProblems = [...paging, ...delta.problems];
@@ -223,7 +306,8 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
       summary:
         feedProblems.length === 0
           ? `paging read all ${snapshot.itemCount} items of snapshot ${snapshot.seq}; the delta feed answers its changes${delta.note}`
-          : feedProblems.slice(0, 3).join('; ') + (feedProblems.length > 3 ? `; and ${feedProblems.length - 3} more` : ''),
+          : feedProblems.slice(0, 3).join('; ') +
+            (feedProblems.length > 3 ? `; and ${feedProblems.length - 3} more` : ''),
       failures: [],
       failureCount: 0,
       problems: feedProblems.slice(0, 50),
@@ -243,7 +327,9 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
      * The checklist of the current snapshot; reused for that snapshot for ten
      * minutes unless `fresh`. `pageLimit` is the page size read (tests).
      */
-    async check(options: { fresh?: boolean; now?: Date; pageLimit?: number } = {}): Promise<ReadinessReport> {
+    async check(
+      options: { fresh?: boolean; now?: Date; pageLimit?: number } = {},
+    ): Promise<ReadinessReport> {
       const now = options.now ?? new Date();
       let snapshot: SnapshotRecord;
       try {
@@ -253,17 +339,31 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         return {
           snapshot: null,
           checkedAt: now.toISOString(),
-          checks: READINESS_CHECK_IDS.map((id) => ({ id, ok: false, summary: 'no snapshot has been published yet', failures: [], failureCount: 0 })),
+          checks: READINESS_CHECK_IDS.map((id) => ({
+            id,
+            ok: false,
+            summary: 'no snapshot has been published yet',
+            failures: [],
+            failureCount: 0,
+          })),
           evidenceCoverage: 0,
           items: 0,
           durationMs: 0,
         };
       }
-      if (!options.fresh && !options.now && !options.pageLimit && cached && cached.seq === snapshot.seq && Date.now() - cached.at < REPORT_TTL_MS) {
+      if (
+        !options.fresh &&
+        !options.now &&
+        !options.pageLimit &&
+        cached &&
+        cached.seq === snapshot.seq &&
+        Date.now() - cached.at < REPORT_TTL_MS
+      ) {
         return cached.report;
       }
       const report = await compute(snapshot, now, options.pageLimit ?? PAGE_LIMIT_MAX);
-      if (!options.now && !options.pageLimit) cached = { seq: snapshot.seq, at: Date.now(), report };
+      if (!options.now && !options.pageLimit)
+        cached = { seq: snapshot.seq, at: Date.now(), report };
       return report;
     },
   };

@@ -24,7 +24,9 @@ export const createScheduler = ({ strapi }: { strapi: Core.Strapi }) => {
           try {
             await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'schedule', tick });
           } catch (error) {
-            strapi.log.error(`[sitemap-ai] scheduled rebuild failed: ${error instanceof Error ? error.stack : String(error)}`);
+            strapi.log.error(
+              `[sitemap-ai] scheduled rebuild failed: ${error instanceof Error ? error.stack : String(error)}`,
+            );
           }
         },
         { name: 'sitemap-ai-rebuild', noOverlap: true },

@@ -8,7 +8,12 @@ import { resolveFieldMap, type Attributes, type FieldMap } from '../core/field-m
 import type { SiteContext, TypePolicy } from '../core/items';
 import { editableFromConfig, effectiveConfig, maskSecrets, unmaskSecrets } from '../core/settings';
 import { settingsFieldError, validateSettings } from '../../../shared/settings-schema';
-import type { EditableSettings, EnabledContentType, SettingsData, SettingsFieldError } from '../../../shared/contracts/admin';
+import type {
+  EditableSettings,
+  EnabledContentType,
+  SettingsData,
+  SettingsFieldError,
+} from '../../../shared/contracts/admin';
 import { resetRateLimiter } from '../middlewares/rate-limit';
 import { getService } from '../utils/get-service';
 
@@ -67,7 +72,8 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
     for (const [uid, typeConfig] of Object.entries(config.contentTypes)) {
       if (!typeConfig.enabled) continue;
       const schema = contentTypes[uid];
-      if (!schema) throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
+      if (!schema)
+        throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
       const map = resolveFieldMap(uid, schema.attributes, components, contentTypes, typeConfig);
       result.push({
         uid,
@@ -93,7 +99,11 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
   /** Content types of the app a site owner may index: its own collection and single types. */
   function availableTypes(): SettingsData['availableTypes'] {
     return Object.entries(schemas())
-      .filter(([uid, schema]) => uid.startsWith('api::') && (schema.kind === 'collectionType' || schema.kind === 'singleType'))
+      .filter(
+        ([uid, schema]) =>
+          uid.startsWith('api::') &&
+          (schema.kind === 'collectionType' || schema.kind === 'singleType'),
+      )
       .map(([uid, schema]) => ({
         uid,
         displayName: schema.info.displayName ?? schema.info.singularName,
@@ -107,14 +117,27 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
    * check: the cron expression parses, each content type exists, and each
    * enabled type's fields can be indexed.
    */
-  function check(settings: EditableSettings): { ok: true; config: PluginConfig } | { ok: false; errors: SettingsFieldError[] } {
+  function check(
+    settings: EditableSettings,
+  ): { ok: true; config: PluginConfig } | { ok: false; errors: SettingsFieldError[] } {
     const errors: SettingsFieldError[] = [];
     if (!isCronExpression(settings.schedule.cron)) {
-      errors.push(settingsFieldError(['schedule', 'cron'], 'is not a cron expression node-cron accepts'));
+      errors.push(
+        settingsFieldError(['schedule', 'cron'], 'is not a cron expression node-cron accepts'),
+      );
     }
-    const known = new Set([...availableTypes().map((t) => t.uid), ...Object.keys(service.fileConfig().contentTypes)]);
+    const known = new Set([
+      ...availableTypes().map((t) => t.uid),
+      ...Object.keys(service.fileConfig().contentTypes),
+    ]);
     for (const uid of Object.keys(settings.contentTypes)) {
-      if (!known.has(uid)) errors.push(settingsFieldError(['contentTypes', uid], 'is not a content type this site can index (one of the app’s own collection or single types)'));
+      if (!known.has(uid))
+        errors.push(
+          settingsFieldError(
+            ['contentTypes', uid],
+            'is not a content type this site can index (one of the app’s own collection or single types)',
+          ),
+        );
     }
     if (errors.length > 0) return { ok: false, errors };
     const effective = effectiveConfig(service.fileConfig(), settings);
@@ -128,8 +151,12 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         // `contentTypes["api::x.x"].titleField`: a field of the file config or of the schema, reported at the type.
         const field = /^contentTypes\["[^"]+"\]\.([A-Za-z]+)/.exec(error.key)?.[1];
         const reason = error.message.replace(/^sitemap-ai config "[^"]*": /, '');
-        if (field === 'pathPattern') errors.push(settingsFieldError(['contentTypes', uid, 'pathPattern'], reason));
-        else errors.push(settingsFieldError(['contentTypes', uid], field ? `${field}: ${reason}` : reason));
+        if (field === 'pathPattern')
+          errors.push(settingsFieldError(['contentTypes', uid, 'pathPattern'], reason));
+        else
+          errors.push(
+            settingsFieldError(['contentTypes', uid], field ? `${field}: ${reason}` : reason),
+          );
       }
     }
     return errors.length > 0 ? { ok: false, errors } : effective;
@@ -143,7 +170,10 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         if (stored) {
           const effective = effectiveConfig(cached, stored.settings);
           if (effective.ok) cached = effective.config;
-          else strapi.log.error(`[sitemap-ai] stored settings ignored, the file config applies: ${effective.errors.map((e) => e.message).join('; ')}`);
+          else
+            strapi.log.error(
+              `[sitemap-ai] stored settings ignored, the file config applies: ${effective.errors.map((e) => e.message).join('; ')}`,
+            );
         }
       }
       return cached;
@@ -170,9 +200,15 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         const parsed = validateSettings(raw.settings);
         const checked = parsed.ok ? check(parsed.value) : parsed;
         if (parsed.ok && checked.ok) {
-          stored = { settings: parsed.value, updatedAt: String(raw.updatedAt ?? ''), updatedBy: raw.updatedBy ?? null };
+          stored = {
+            settings: parsed.value,
+            updatedAt: String(raw.updatedAt ?? ''),
+            updatedBy: raw.updatedBy ?? null,
+          };
         } else if (!checked.ok) {
-          strapi.log.error(`[sitemap-ai] stored settings ignored, the file config applies: ${checked.errors.map((e) => e.message).join('; ')}`);
+          strapi.log.error(
+            `[sitemap-ai] stored settings ignored, the file config applies: ${checked.errors.map((e) => e.message).join('; ')}`,
+          );
         }
       }
       const changed = (previous?.updatedAt ?? null) !== (stored?.updatedAt ?? null);
@@ -213,7 +249,8 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       const contentTypes = schemas();
       return service.enabledTypes().map(({ uid }) => ({
         uid,
-        displayName: contentTypes[uid]?.info.displayName ?? contentTypes[uid]?.info.singularName ?? uid,
+        displayName:
+          contentTypes[uid]?.info.displayName ?? contentTypes[uid]?.info.singularName ?? uid,
         localized: contentTypes[uid]?.pluginOptions?.i18n?.localized === true,
       }));
     },
@@ -251,7 +288,11 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       if (!checked.ok) throw new SettingsValidationError(checked.errors);
 
       const before = service.config();
-      const next: StoredSettings = { settings: unmasked.settings, updatedAt: new Date().toISOString(), updatedBy: userId };
+      const next: StoredSettings = {
+        settings: unmasked.settings,
+        updatedAt: new Date().toISOString(),
+        updatedBy: userId,
+      };
       await store().set({ key: STORE_KEY, value: next });
       stored = next;
       cached = checked.config;
@@ -262,7 +303,8 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
     /** React to a change of the effective config: restart the schedule if it changed, reset the rate limiter. */
     async applied(before: PluginConfig): Promise<void> {
       const after = service.config();
-      if (JSON.stringify(before.schedule) !== JSON.stringify(after.schedule)) await getService(strapi, 'scheduler').restart();
+      if (JSON.stringify(before.schedule) !== JSON.stringify(after.schedule))
+        await getService(strapi, 'scheduler').restart();
       resetRateLimiter(strapi);
     },
 
@@ -291,7 +333,11 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       if (config.tokenSecret) return config.tokenSecret;
       const keys = strapi.config.get('server.app.keys') as string[] | string | undefined;
       const material = Array.isArray(keys) ? keys.join(',') : (keys ?? '');
-      if (material === '') throw new ConfigError('tokenSecret', 'not set, and server.app.keys is empty to derive one from');
+      if (material === '')
+        throw new ConfigError(
+          'tokenSecret',
+          'not set, and server.app.keys is empty to derive one from',
+        );
       return createHmac('sha256', material).update('sitemap-ai page tokens v1').digest('hex');
     },
   };

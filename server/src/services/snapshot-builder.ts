@@ -58,7 +58,18 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   function fingerprint(): string {
     const config = getService(strapi, 'settings').config();
     const { siteUrl, siteName, apiUrl, mediaUrl, defaultLocale, defaults, contentTypes } = config;
-    return sha256Hex(stableStringify({ siteUrl, siteName, apiUrl, mediaUrl, defaultLocale, defaults, contentTypes, v: 1 }));
+    return sha256Hex(
+      stableStringify({
+        siteUrl,
+        siteName,
+        apiUrl,
+        mediaUrl,
+        defaultLocale,
+        defaults,
+        contentTypes,
+        v: 1,
+      }),
+    );
   }
 
   async function reconcileDirty(failures: RebuildResult['failures']): Promise<void> {
@@ -77,7 +88,10 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         failures.push({ uid, documentId, message });
-        await dirty.failed(group.map((m) => m.id), message);
+        await dirty.failed(
+          group.map((m) => m.id),
+          message,
+        );
       }
     }
   }
@@ -126,7 +140,9 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       const batch = await states.pending(PENDING_BATCH, after);
       if (batch.length === 0) break;
       after = batch[batch.length - 1]!.itemId;
-      const open = new Map((await items.openFor(batch.map((s) => s.itemId))).map((v) => [v.itemId, v]));
+      const open = new Map(
+        (await items.openFor(batch.map((s) => s.itemId))).map((v) => [v.itemId, v]),
+      );
       for (const state of batch) {
         settled.push({ itemId: state.itemId, revision: state.revision });
         const current = open.get(state.itemId);
@@ -193,13 +209,23 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       if (!running) {
         running = (async () => {
           if (!(await locks.acquire(LOCK_NAME, owner, LOCK_TTL_MS))) {
-            return { snapshot: await snapshots.latest(), skipped: true, locked: true, failures: [] };
+            return {
+              snapshot: await snapshots.latest(),
+              skipped: true,
+              locked: true,
+              failures: [],
+            };
           }
           try {
             if (options.tick) {
               const claimed = (await store().get({ key: LAST_TICK_KEY })) as string | null;
               if (claimed && claimed >= options.tick) {
-                return { snapshot: await snapshots.latest(), skipped: true, locked: false, failures: [] };
+                return {
+                  snapshot: await snapshots.latest(),
+                  skipped: true,
+                  locked: false,
+                  failures: [],
+                };
               }
               await store().set({ key: LAST_TICK_KEY, value: options.tick });
             }

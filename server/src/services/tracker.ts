@@ -1,6 +1,11 @@
 import type { Core } from '@strapi/strapi';
 import { buildEntryItems, finalizeDraft, linkTranslations } from '../core/items';
-import { diffDocument, ITEM_CHANGELOG_DAYS, ITEM_CHANGELOG_MAX, type ChangelogRecord } from '../core/tracking';
+import {
+  diffDocument,
+  ITEM_CHANGELOG_DAYS,
+  ITEM_CHANGELOG_MAX,
+  type ChangelogRecord,
+} from '../core/tracking';
 import type { EntrySource, ItemDraft } from '../core/types';
 import { createSourceRepository } from '../repositories/source-repository';
 import { createStateRepository, StateConflictError } from '../repositories/state-repository';
@@ -29,24 +34,38 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   /** One tracking run per document at a time in this process. */
   const queues = new Map<string, Promise<unknown>>();
 
-  async function localesOf(type: EnabledType | undefined): Promise<{ langs: string[]; localized: boolean; defaultLocale: string }> {
+  async function localesOf(
+    type: EnabledType | undefined,
+  ): Promise<{ langs: string[]; localized: boolean; defaultLocale: string }> {
     const config = settings().config();
     const { codes, defaultLocale } = await sources.locales(config.defaultLocale ?? 'en');
     const site = settings().site(defaultLocale);
     const localized = type ? sources.isLocalized(type.uid) : false;
-    return { langs: localized ? codes : [site.defaultLocale], localized, defaultLocale: site.defaultLocale };
+    return {
+      langs: localized ? codes : [site.defaultLocale],
+      localized,
+      defaultLocale: site.defaultLocale,
+    };
   }
 
   /** Items a document publishes now, default locale first so translations can point at it. */
-  function draftsOf(type: EnabledType, entries: readonly EntrySource[], defaultLocale: string): ItemDraft[] {
+  function draftsOf(
+    type: EnabledType,
+    entries: readonly EntrySource[],
+    defaultLocale: string,
+  ): ItemDraft[] {
     const site = settings().site(defaultLocale);
-    const ordered = [...entries].sort((a, b) => Number(b.lang === site.defaultLocale) - Number(a.lang === site.defaultLocale));
+    const ordered = [...entries].sort(
+      (a, b) => Number(b.lang === site.defaultLocale) - Number(a.lang === site.defaultLocale),
+    );
     const drafts: ItemDraft[] = [];
     let reference: ItemDraft[] | undefined;
     for (const entry of ordered) {
       let built = buildEntryItems(entry, type.policy, site);
       if (built === null) {
-        strapi.log.warn(`[sitemap-ai] ${type.uid} ${entry.documentId} (${entry.lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`);
+        strapi.log.warn(
+          `[sitemap-ai] ${type.uid} ${entry.documentId} (${entry.lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`,
+        );
         continue;
       }
       if (entry.lang === site.defaultLocale) reference = built;
@@ -70,7 +89,17 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const ids = [...new Set([...drafts.map((d) => d.id), ...current.map((s) => s.itemId)])];
       const recent = await states.recentChangelog(ids, since, ITEM_CHANGELOG_MAX);
       const reasons = Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
-      const { writes, changelog, aliases } = diffDocument({ uid, documentId, drafts, langs, states: current, reasons, recent, now, cause });
+      const { writes, changelog, aliases } = diffDocument({
+        uid,
+        documentId,
+        drafts,
+        langs,
+        states: current,
+        reasons,
+        recent,
+        now,
+        cause,
+      });
       try {
         await states.write(writes, changelog, aliases);
         return { changelog, changed: writes.length };
@@ -101,11 +130,25 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           uid,
           documentId,
           async () => {
-            if (!type) return { entries: [], drafts: [], langs: [...new Set((await states.forDocuments(uid, [documentId])).map((s) => s.lang))] };
+            if (!type)
+              return {
+                entries: [],
+                drafts: [],
+                langs: [
+                  ...new Set((await states.forDocuments(uid, [documentId])).map((s) => s.lang)),
+                ],
+              };
             const { langs, localized, defaultLocale } = await localesOf(type);
             const entries: EntrySource[] = [];
             for (const lang of langs) {
-              const found = await sources.publishedOne(uid, type.policy.typeKey, type.map, documentId, localized ? lang : undefined, lang);
+              const found = await sources.publishedOne(
+                uid,
+                type.policy.typeKey,
+                type.map,
+                documentId,
+                localized ? lang : undefined,
+                lang,
+              );
               if (found) entries.push(found.entry);
             }
             return { entries, drafts: draftsOf(type, entries, defaultLocale), langs };
@@ -120,7 +163,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
      * tracked document that is no longer published or enabled, with its
      * state. Used for the first build and after a change of settings.
      */
-    async reconcileAll(cause?: string): Promise<{ documents: number; changed: number; failures: { uid: string; documentId: string; message: string }[] }> {
+    async reconcileAll(cause?: string): Promise<{
+      documents: number;
+      changed: number;
+      failures: { uid: string; documentId: string; message: string }[];
+    }> {
       let documents = 0;
       let changed = 0;
       const failures: { uid: string; documentId: string; message: string }[] = [];
@@ -129,7 +176,13 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         const { langs, localized, defaultLocale } = await localesOf(type);
         const byDocument = new Map<string, EntrySource[]>();
         for (const lang of langs) {
-          for await (const { entry } of sources.published(type.uid, type.policy.typeKey, type.map, localized ? lang : undefined, lang)) {
+          for await (const { entry } of sources.published(
+            type.uid,
+            type.policy.typeKey,
+            type.map,
+            localized ? lang : undefined,
+            lang,
+          )) {
             const list = byDocument.get(entry.documentId) ?? [];
             list.push(entry);
             byDocument.set(entry.documentId, list);
@@ -143,13 +196,20 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             const entries = byDocument.get(documentId)!;
             try {
               const result = await serialized(`${type.uid}|${documentId}`, () =>
-                apply(type.uid, documentId, async () => ({ entries, drafts: draftsOf(type, entries, defaultLocale), langs }), cause),
+                apply(
+                  type.uid,
+                  documentId,
+                  async () => ({ entries, drafts: draftsOf(type, entries, defaultLocale), langs }),
+                  cause,
+                ),
               );
               changed += result.changed;
             } catch (error) {
               const message = error instanceof Error ? error.message : String(error);
               failures.push({ uid: type.uid, documentId, message });
-              strapi.log.error(`[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`);
+              strapi.log.error(
+                `[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`,
+              );
             }
           }
         }
@@ -160,7 +220,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         try {
           changed += (await tracker.trackDocument(uid, documentId, cause)).changed;
         } catch (error) {
-          failures.push({ uid, documentId, message: error instanceof Error ? error.message : String(error) });
+          failures.push({
+            uid,
+            documentId,
+            message: error instanceof Error ? error.message : String(error),
+          });
         }
       }
       return { documents, changed, failures };

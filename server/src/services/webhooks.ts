@@ -11,10 +11,23 @@ import {
 } from '../../../shared/constants';
 import { InvalidParameterError } from '../core/errors';
 import { isHttpUrl } from '../../../shared/urls';
-import { backoffDelay, indexNowBodies, pingEvent, signPayload, type WebhookEvent } from '../core/webhooks';
-import { createWebhookRepository, type WebhookDeliveryRecord } from '../repositories/webhook-repository';
+import {
+  backoffDelay,
+  indexNowBodies,
+  pingEvent,
+  signPayload,
+  type WebhookEvent,
+} from '../core/webhooks';
+import {
+  createWebhookRepository,
+  type WebhookDeliveryRecord,
+} from '../repositories/webhook-repository';
 import { getService } from '../utils/get-service';
-import type { WebhookDelivery, WebhookLogQuery, WebhookTestResult } from '../../../shared/contracts/webhooks';
+import type {
+  WebhookDelivery,
+  WebhookLogQuery,
+  WebhookTestResult,
+} from '../../../shared/contracts/webhooks';
 
 /** The delivery loop looks for due deliveries this often. */
 const DELIVERY_LOOP_INTERVAL_MS = 5_000;
@@ -93,17 +106,33 @@ function describeFailure(error: unknown, timedOut: boolean, timeoutMs: number): 
 }
 
 /** POST a body; never throws, never follows redirects (a 3xx is not a delivery). */
-async function post(url: string, headers: Record<string, string>, rawBody: string, timeoutMs: number): Promise<HttpOutcome> {
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  rawBody: string,
+  timeoutMs: number,
+): Promise<HttpOutcome> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await fetch(url, { method: 'POST', headers, body: rawBody, redirect: 'manual', signal: controller.signal });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: rawBody,
+      redirect: 'manual',
+      signal: controller.signal,
+    });
     const body = await readHead(response, RESPONSE_BODY_MAX_BYTES);
     return { status: response.status, body, durationMs: elapsed() };
   } catch (error) {
-    return { status: null, body: '', durationMs: elapsed(), error: describeFailure(error, controller.signal.aborted, timeoutMs) };
+    return {
+      status: null,
+      body: '',
+      durationMs: elapsed(),
+      error: describeFailure(error, controller.signal.aborted, timeoutMs),
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -119,7 +148,12 @@ function failureMessage(outcome: HttpOutcome): string {
   return body ? `HTTP ${outcome.status}: ${body}` : `HTTP ${outcome.status}`;
 }
 
-function signedHeaders(secret: string, rawBody: string, event: string, deliveryId: string): Record<string, string> {
+function signedHeaders(
+  secret: string,
+  rawBody: string,
+  event: string,
+  deliveryId: string,
+): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
@@ -131,7 +165,11 @@ function signedHeaders(secret: string, rawBody: string, event: string, deliveryI
 }
 
 /** Run `task` over `items`, at most `limit` at a time. */
-async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await task(items[next++]!);
@@ -156,7 +194,12 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
     try {
       const config = indexNow();
       if (!config.enabled || !config.key || urls.length === 0) return outcome;
-      const bodies = indexNowBodies({ siteUrl: siteUrl(), key: config.key, keyLocation: config.keyLocation, urls });
+      const bodies = indexNowBodies({
+        siteUrl: siteUrl(),
+        key: config.key,
+        keyLocation: config.keyLocation,
+        urls,
+      });
       for (const body of bodies) {
         const result = await post(
           config.endpoint,
@@ -166,46 +209,89 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
         );
         outcome.statuses.push(result.status);
         if (isSuccess(result.status)) outcome.submitted += body.urlList.length;
-        else strapi.log.warn(`[sitemap-ai] IndexNow ping of ${body.urlList.length} URLs failed: ${failureMessage(result)}`);
+        else
+          strapi.log.warn(
+            `[sitemap-ai] IndexNow ping of ${body.urlList.length} URLs failed: ${failureMessage(result)}`,
+          );
       }
     } catch (error) {
-      strapi.log.warn(`[sitemap-ai] IndexNow ping failed: ${error instanceof Error ? error.message : String(error)}`);
+      strapi.log.warn(
+        `[sitemap-ai] IndexNow ping failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return outcome;
   }
 
   /** One attempt of one due delivery. */
-  async function attempt(row: WebhookDeliveryRecord, now: Date, config: WebhooksConfig): Promise<keyof DeliveryRunSummary> {
+  async function attempt(
+    row: WebhookDeliveryRecord,
+    now: Date,
+    config: WebhooksConfig,
+  ): Promise<keyof DeliveryRunSummary> {
     if (row.attempts >= config.maxAttempts) {
       // The last attempt was interrupted (a crash after its claim), or maxAttempts was lowered.
       const error = row.lastError ?? 'no attempts left';
-      return (await repository.failed(row.id, row.attempts, { statusCode: row.lastStatusCode, error })) ? 'failed' : 'skipped';
+      return (await repository.failed(row.id, row.attempts, {
+        statusCode: row.lastStatusCode,
+        error,
+      }))
+        ? 'failed'
+        : 'skipped';
     }
     const subscriber = config.subscribers.find((s) => s.url === row.subscriberUrl);
     if (!subscriber) {
       const error = 'the subscriber is no longer configured';
-      return (await repository.failed(row.id, row.attempts, { statusCode: row.lastStatusCode, error })) ? 'failed' : 'skipped';
+      return (await repository.failed(row.id, row.attempts, {
+        statusCode: row.lastStatusCode,
+        error,
+      }))
+        ? 'failed'
+        : 'skipped';
     }
 
     const number = row.attempts + 1;
-    const retryAt = new Date(now.getTime() + backoffDelay(number, config.baseDelaySeconds, config.maxDelaySeconds) * 1000);
-    const leaseUntil = new Date(Math.max(retryAt.getTime(), now.getTime() + config.timeoutMs + CLAIM_GRACE_MS));
-    const claimed = await repository.claim(row.id, row.attempts, { attemptAt: now.toISOString(), leaseUntil: leaseUntil.toISOString() });
+    const retryAt = new Date(
+      now.getTime() + backoffDelay(number, config.baseDelaySeconds, config.maxDelaySeconds) * 1000,
+    );
+    const leaseUntil = new Date(
+      Math.max(retryAt.getTime(), now.getTime() + config.timeoutMs + CLAIM_GRACE_MS),
+    );
+    const claimed = await repository.claim(row.id, row.attempts, {
+      attemptAt: now.toISOString(),
+      leaseUntil: leaseUntil.toISOString(),
+    });
     if (!claimed) return 'skipped';
 
-    const result = await post(row.subscriberUrl, signedHeaders(subscriber.secret, row.payload, row.event, String(row.id)), row.payload, config.timeoutMs);
+    const result = await post(
+      row.subscriberUrl,
+      signedHeaders(subscriber.secret, row.payload, row.event, String(row.id)),
+      row.payload,
+      config.timeoutMs,
+    );
     if (isSuccess(result.status)) {
-      await repository.delivered(row.id, number, { statusCode: result.status, error: null, deliveredAt: now.toISOString() });
+      await repository.delivered(row.id, number, {
+        statusCode: result.status,
+        error: null,
+        deliveredAt: now.toISOString(),
+      });
       return 'delivered';
     }
     const error = failureMessage(result);
     if (number >= config.maxAttempts) {
       await repository.failed(row.id, number, { statusCode: result.status, error });
-      strapi.log.warn(`[sitemap-ai] webhook ${row.id} to ${row.subscriberUrl} failed after ${number} attempts: ${error}`);
+      strapi.log.warn(
+        `[sitemap-ai] webhook ${row.id} to ${row.subscriberUrl} failed after ${number} attempts: ${error}`,
+      );
       return 'failed';
     }
-    await repository.retryAt(row.id, number, { statusCode: result.status, error, nextAttemptAt: retryAt.toISOString() });
-    strapi.log.debug(`[sitemap-ai] webhook ${row.id} attempt ${number} failed (${error}); next at ${retryAt.toISOString()}`);
+    await repository.retryAt(row.id, number, {
+      statusCode: result.status,
+      error,
+      nextAttemptAt: retryAt.toISOString(),
+    });
+    strapi.log.debug(
+      `[sitemap-ai] webhook ${row.id} attempt ${number} failed (${error}); next at ${retryAt.toISOString()}`,
+    );
     return 'retrying';
   }
 
@@ -219,13 +305,21 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
      * here) and, when IndexNow is on, ping it with the changed page URLs.
      * IndexNow failures are logged, never thrown; a database failure is thrown.
      */
-    async enqueue(event: WebhookEvent, options: { changedPageUrls?: readonly string[]; now?: Date } = {}): Promise<EnqueueResult> {
+    async enqueue(
+      event: WebhookEvent,
+      options: { changedPageUrls?: readonly string[]; now?: Date } = {},
+    ): Promise<EnqueueResult> {
       const created = (options.now ?? new Date()).toISOString();
       const payload = JSON.stringify(event);
       const deliveries: number[] = [];
       for (const subscriber of webhooks().subscribers) {
         if (!subscriber.events.includes(event.event)) continue;
-        const row = await repository.create({ subscriberUrl: subscriber.url, event: event.event, payload, created });
+        const row = await repository.create({
+          subscriberUrl: subscriber.url,
+          event: event.event,
+          payload,
+          created,
+        });
         deliveries.push(row.id);
       }
       return { deliveries, indexNow: await pingIndexNow(options.changedPageUrls ?? []) };
@@ -245,7 +339,9 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
         } catch (error) {
           // A database error on one row: it stays claimed until its lease ends, then is retried.
           summary.skipped += 1;
-          strapi.log.error(`[sitemap-ai] webhook ${row.id}: ${error instanceof Error ? error.message : String(error)}`);
+          strapi.log.error(
+            `[sitemap-ai] webhook ${row.id}: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       });
       return summary;
@@ -257,22 +353,42 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
       if (!Number.isInteger(limit) || limit < 1 || limit > LOG_LIMIT_MAX) {
         throw new InvalidParameterError('limit', `must be an integer from 1 to ${LOG_LIMIT_MAX}`);
       }
-      if (query.status !== undefined && !(WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(query.status)) {
-        throw new InvalidParameterError('status', `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}`);
+      if (
+        query.status !== undefined &&
+        !(WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(query.status)
+      ) {
+        throw new InvalidParameterError(
+          'status',
+          `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}`,
+        );
       }
       return repository.list({ limit, status: query.status as WebhookDeliveryStatus | undefined });
     },
 
     /** Send a signed `{ "event": "ping" }` to `url` now (Settings "send test event"); nothing is stored. */
     async sendTest(url: string, secret: string): Promise<WebhookTestResult> {
-      if (typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidParameterError('url', 'must be an absolute http(s) URL');
+      if (typeof url !== 'string' || !isHttpUrl(url))
+        throw new InvalidParameterError('url', 'must be an absolute http(s) URL');
       if (typeof secret !== 'string' || secret.length < WEBHOOK_SECRET_MIN_LENGTH) {
-        throw new InvalidParameterError('secret', `must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters`);
+        throw new InvalidParameterError(
+          'secret',
+          `must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters`,
+        );
       }
       const event = pingEvent();
       const rawBody = JSON.stringify(event);
-      const result = await post(url, signedHeaders(secret, rawBody, event.event, 'test'), rawBody, webhooks().timeoutMs);
-      return { status: result.status, body: result.body, durationMs: result.durationMs, ...(result.error ? { error: result.error } : {}) };
+      const result = await post(
+        url,
+        signedHeaders(secret, rawBody, event.event, 'test'),
+        rawBody,
+        webhooks().timeoutMs,
+      );
+      return {
+        status: result.status,
+        body: result.body,
+        durationMs: result.durationMs,
+        ...(result.error ? { error: result.error } : {}),
+      };
     },
 
     /** Drop delivered and failed deliveries older than `deliveryLogRetentionDays`; returns how many. */
@@ -294,7 +410,9 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
               await service.prune();
             }
           } catch (error) {
-            strapi.log.error(`[sitemap-ai] webhook delivery run failed: ${error instanceof Error ? error.message : String(error)}`);
+            strapi.log.error(
+              `[sitemap-ai] webhook delivery run failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
         })().finally(() => {
           running = null;

@@ -13,7 +13,17 @@ interface NumberFieldProps {
 }
 
 /** A labelled number input with its error and hint. */
-export function NumberField({ name, label, value, onChange, error, hint, step = 1, disabled, required }: NumberFieldProps) {
+export function NumberField({
+  name,
+  label,
+  value,
+  onChange,
+  error,
+  hint,
+  step = 1,
+  disabled,
+  required,
+}: NumberFieldProps) {
   return (
     <Field.Root name={name} error={error} hint={hint} required={required}>
       <Field.Label>{label}</Field.Label>

@@ -16,7 +16,19 @@ interface TextFieldProps {
 }
 
 /** A labelled text input with its error and hint. */
-export function TextField({ name, label, value, onChange, error, hint, placeholder, type = 'text', disabled, required, endAction }: TextFieldProps) {
+export function TextField({
+  name,
+  label,
+  value,
+  onChange,
+  error,
+  hint,
+  placeholder,
+  type = 'text',
+  disabled,
+  required,
+  endAction,
+}: TextFieldProps) {
   return (
     <Field.Root name={name} error={error} hint={hint} required={required}>
       <Field.Label>{label}</Field.Label>

@@ -14,7 +14,15 @@ interface ToggleFieldProps {
 }
 
 /** A labelled on/off toggle. */
-export function ToggleField({ name, label, checked, onChange, error, hint, disabled }: ToggleFieldProps) {
+export function ToggleField({
+  name,
+  label,
+  checked,
+  onChange,
+  error,
+  hint,
+  disabled,
+}: ToggleFieldProps) {
   const t = useTranslate();
   return (
     <Field.Root name={name} error={error} hint={hint}>
