@@ -24,6 +24,16 @@ export default defineConfig({
       },
       {
         test: {
+          // The packed tarball in a fresh Strapi app (child processes, minutes): npm test runs it.
+          name: 'package',
+          include: ['tests/package/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 180_000,
+          hookTimeout: 1_500_000,
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',

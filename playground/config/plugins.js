@@ -57,7 +57,8 @@ module.exports = ({ env }) => ({
       contentTypes: {
         'api::article.article': {
           enabled: true,
-          pathPattern: '/{locale}/articles/{slug}',
+          // SITEMAP_AI_ARTICLE_PATH lets the tests change config/plugins between two starts.
+          pathPattern: env('SITEMAP_AI_ARTICLE_PATH', '/{locale}/articles/{slug}'),
           schema: ['Article'],
         },
         'api::page.page': {

@@ -32,6 +32,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // The Settings saved in the admin go on top of the file config from here on.
   await settings.load();
   settings.enabledTypes();
+  // A change of config/plugins since the last start is logged here and applied by the next rebuild.
+  await settings.noticeFileConfig();
   if (settings.config().rebuildOnBootstrap) {
     const current = await getService(strapi, 'manifest')
       .current()

@@ -5,6 +5,8 @@ import {
   editableFromConfig,
   effectiveConfig,
   maskSecrets,
+  rebaseSettings,
+  settingsChanges,
   unmaskSecrets,
 } from '../../server/src/core/settings';
 import { SECRET_MASK } from '../../shared/settings-schema';
@@ -185,5 +187,82 @@ describe('webhook secrets in Settings', () => {
         },
       ]);
     }
+  });
+});
+
+describe('saved Settings when config/plugins changes later', () => {
+  const ARTICLE = 'api::article.article';
+
+  it('Given Settings saved over a file config, When the file changes a value, Then that value comes from the file and the saved choices stay', () => {
+    const savedOver = editableFromConfig(file());
+    const saved = structuredClone(savedOver);
+    saved.defaults.usage.cache = 'deny';
+    saved.contentTypes[ARTICLE]!.maxTokens = 500;
+    const newFile = structuredClone(savedOver);
+    newFile.contentTypes[ARTICLE]!.pathPattern = '/blog/{slug}';
+
+    const { settings, fromFile } = rebaseSettings(saved, savedOver, newFile);
+
+    expect(settings.contentTypes[ARTICLE]!.pathPattern).toBe('/blog/{slug}');
+    expect(settings.defaults.usage.cache).toBe('deny');
+    expect(settings.contentTypes[ARTICLE]!.maxTokens).toBe(500);
+    expect(fromFile).toEqual(['contentTypes["api::article.article"].pathPattern']);
+  });
+
+  it('Given the file changed a value the owner had also changed, When rebased, Then the later file change wins', () => {
+    const savedOver = editableFromConfig(file());
+    const saved = structuredClone(savedOver);
+    saved.defaults.usage.train = 'allow';
+    const newFile = structuredClone(savedOver);
+    newFile.defaults.usage.train = 'allow-with-citation';
+
+    const { settings, fromFile } = rebaseSettings(saved, savedOver, newFile);
+
+    expect(settings.defaults.usage.train).toBe('allow-with-citation');
+    expect(fromFile).toEqual(['defaults.usage.train']);
+  });
+
+  it('Given the file adds a licence and removes a type, When rebased, Then both follow the file', () => {
+    const savedOver = editableFromConfig(file());
+    const saved = structuredClone(savedOver);
+    const newFile = structuredClone(savedOver);
+    newFile.contentTypes['api::guide.guide']!.license = 'https://example.com/guides-license';
+    delete newFile.contentTypes[ARTICLE];
+
+    const { settings, fromFile } = rebaseSettings(saved, savedOver, newFile);
+
+    expect(settings.contentTypes['api::guide.guide']!.license).toBe(
+      'https://example.com/guides-license',
+    );
+    expect(settings.contentTypes[ARTICLE]).toBeUndefined();
+    expect(fromFile).toEqual([
+      'contentTypes["api::article.article"]',
+      'contentTypes["api::guide.guide"].license',
+    ]);
+  });
+
+  it('Given an unchanged file, When rebased, Then the saved Settings come back as they are', () => {
+    const savedOver = editableFromConfig(file());
+    const saved = structuredClone(savedOver);
+    saved.schedule.enabled = false;
+    saved.webhooks.subscribers = [];
+
+    const { settings, fromFile } = rebaseSettings(saved, savedOver, structuredClone(savedOver));
+
+    expect(settings).toEqual(saved);
+    expect(fromFile).toEqual([]);
+  });
+
+  it('Given two editable settings, When compared, Then the fields that differ are named as the form names them', () => {
+    const before = editableFromConfig(file());
+    const after = structuredClone(before);
+    after.contentTypes[ARTICLE]!.granularity = ['section'];
+    after.siteUrl = 'https://www.example.com';
+
+    expect(settingsChanges(before, after)).toEqual([
+      'contentTypes["api::article.article"].granularity',
+      'siteUrl',
+    ]);
+    expect(settingsChanges(before, structuredClone(before))).toEqual([]);
   });
 });

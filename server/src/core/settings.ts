@@ -1,6 +1,11 @@
 import { pluginConfigSchema, type PluginConfig } from './config';
 import { DEFAULT_USAGE, FRAGMENT_TYPES, WEBHOOK_EVENTS } from '../../../shared/constants';
-import { SECRET_MASK, settingsFieldError, settingsIssues } from '../../../shared/settings-schema';
+import {
+  SECRET_MASK,
+  settingsFieldError,
+  settingsFieldName,
+  settingsIssues,
+} from '../../../shared/settings-schema';
 import type {
   ContentTypeSettings,
   EditableSettings,
@@ -152,4 +157,71 @@ export function unmaskSecrets(
   return errors.length > 0
     ? { ok: false, errors }
     : { ok: true, settings: { ...settings, webhooks: { subscribers } } };
+}
+
+type Json = unknown;
+
+function isRecord(value: Json): value is Record<string, Json> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sameJson(a: Json, b: Json): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Where two values differ, as Settings field names; arrays are compared whole. */
+function diffPaths(before: Json, after: Json, path: string[], out: string[]): void {
+  if (isRecord(before) && isRecord(after)) {
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      diffPaths(before[key], after[key], [...path, key], out);
+    }
+  } else if (!sameJson(before, after)) {
+    out.push(path.length > 0 ? settingsFieldName(path) : '(all)');
+  }
+}
+
+/**
+ * The Settings fields whose values differ between two editable settings, named as the Settings
+ * form names them (`contentTypes["api::article.article"].pathPattern`), sorted.
+ */
+export function settingsChanges(before: EditableSettings, after: EditableSettings): string[] {
+  const out: string[] = [];
+  diffPaths(before, after, [], out);
+  return out.sort();
+}
+
+function rebase(stored: Json, base: Json, file: Json, path: string[], fromFile: string[]): Json {
+  if (!isRecord(stored) || !isRecord(base) || !isRecord(file)) {
+    if (sameJson(base, file)) return stored;
+    fromFile.push(settingsFieldName(path));
+    return file;
+  }
+  const out: Record<string, Json> = { ...stored };
+  for (const key of new Set([...Object.keys(base), ...Object.keys(file)])) {
+    const next = [...path, key];
+    if (isRecord(base[key]) && isRecord(file[key]) && isRecord(stored[key])) {
+      out[key] = rebase(stored[key], base[key], file[key], next, fromFile);
+    } else if (!sameJson(base[key], file[key])) {
+      fromFile.push(settingsFieldName(next));
+      if (key in file) out[key] = file[key];
+      else delete out[key];
+    }
+  }
+  return out;
+}
+
+/**
+ * Stored Settings on top of a file config that changed since they were saved (see
+ * docs: "Settings and the file config"): every value the file changed — compared with the file
+ * config the Settings were saved over — comes from the file; every other value stays as the
+ * site owner saved it. `fromFile` names the fields the file decided, for the log.
+ */
+export function rebaseSettings(
+  stored: EditableSettings,
+  savedOver: EditableSettings,
+  file: EditableSettings,
+): { settings: EditableSettings; fromFile: string[] } {
+  const fromFile: string[] = [];
+  const settings = rebase(stored, savedOver, file, [], fromFile) as EditableSettings;
+  return { settings, fromFile: fromFile.sort() };
 }

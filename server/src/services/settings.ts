@@ -6,7 +6,15 @@ import { FRAGMENT_TYPES, PLUGIN_ID } from '../../../shared/constants';
 import { ConfigError } from '../core/errors';
 import { resolveFieldMap, type Attributes, type FieldMap } from '../core/field-map';
 import type { SiteContext, TypePolicy } from '../core/items';
-import { editableFromConfig, effectiveConfig, maskSecrets, unmaskSecrets } from '../core/settings';
+import {
+  editableFromConfig,
+  effectiveConfig,
+  maskSecrets,
+  rebaseSettings,
+  settingsChanges,
+  unmaskSecrets,
+} from '../core/settings';
+import { sha256Hex, stableStringify } from '../core/canonical';
 import { settingsFieldError, validateSettings } from '../../../shared/settings-schema';
 import type {
   EditableSettings,
@@ -25,13 +33,23 @@ export interface EnabledType {
 }
 
 /** The Settings as stored in the plugin store (key `settings`). */
-interface StoredSettings {
+export interface StoredSettings {
   settings: EditableSettings;
   updatedAt: string;
   updatedBy: number | null;
+  /** The file config's editable values when these Settings were saved (absent before 0.2). */
+  fileBase?: EditableSettings;
+}
+
+/** The file config as the last start saw it (key `file-config`): to notice a change at boot. */
+interface SeenFileConfig {
+  print: string;
+  /** Its editable values with secrets masked, to name what changed. */
+  editable: EditableSettings;
 }
 
 const STORE_KEY = 'settings';
+const FILE_CONFIG_KEY = 'file-config';
 
 type ContentTypeSchemas = Record<
   string,
@@ -168,7 +186,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       if (!cached) {
         cached = service.fileConfig();
         if (stored) {
-          const effective = effectiveConfig(cached, stored.settings);
+          const effective = effectiveConfig(cached, service.storedOnFile(stored));
           if (effective.ok) cached = effective.config;
           else
             strapi.log.error(
@@ -177,6 +195,52 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         }
       }
       return cached;
+    },
+
+    /**
+     * The stored Settings re-based on today's file config: a value the file changed since the
+     * Settings were saved comes from the file (so editing config/plugins is never masked by an
+     * old save); everything else stays as the site owner saved it.
+     */
+    storedOnFile(saved: StoredSettings): EditableSettings {
+      if (!saved.fileBase) return saved.settings;
+      const file = editableFromConfig(service.fileConfig());
+      return rebaseSettings(saved.settings, saved.fileBase, file).settings;
+    },
+
+    /** A hash of the whole file config: it changes with any value of config/plugins. */
+    fileFingerprint(): string {
+      return sha256Hex(stableStringify(service.fileConfig()));
+    },
+
+    /**
+     * At boot: compare the file config with the one the last start saw; a change is logged with
+     * the Settings fields it touched and reaches the manifest at the next rebuild, which
+     * re-compares every entry (the builder's settings fingerprint). Returns the changed fields
+     * (`[]` on the first start or without a change).
+     */
+    async noticeFileConfig(): Promise<string[]> {
+      const print = service.fileFingerprint();
+      const editable = maskSecrets(editableFromConfig(service.fileConfig()));
+      const seen = (await store().get({ key: FILE_CONFIG_KEY })) as Partial<SeenFileConfig> | null;
+      if (seen?.print === print) return [];
+      await store().set({ key: FILE_CONFIG_KEY, value: { print, editable } });
+      if (!seen?.print) return [];
+      const parsed = seen.editable ? validateSettings(seen.editable) : null;
+      const fields = parsed?.ok ? settingsChanges(parsed.value, editable) : [];
+      const named = fields.length > 0 ? fields.join(', ') : 'fields outside Settings';
+      const masked = stored?.fileBase
+        ? rebaseSettings(stored.settings, stored.fileBase, editableFromConfig(service.fileConfig()))
+            .fromFile
+        : [];
+      strapi.log.warn(
+        `[sitemap-ai] config/plugins changed since the last start (${named}); ` +
+          (masked.length > 0
+            ? `these now come from the file over saved Settings: ${masked.join(', ')}; `
+            : '') +
+          'the next rebuild re-compares every entry and logs the change on each item it affects',
+      );
+      return fields;
     },
 
     /** The file config alone (`config/plugins` → `sitemap-ai.config`). */
@@ -200,10 +264,12 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         const parsed = validateSettings(raw.settings);
         const checked = parsed.ok ? check(parsed.value) : parsed;
         if (parsed.ok && checked.ok) {
+          const base = raw.fileBase ? validateSettings(raw.fileBase) : null;
           stored = {
             settings: parsed.value,
             updatedAt: String(raw.updatedAt ?? ''),
             updatedBy: raw.updatedBy ?? null,
+            ...(base?.ok ? { fileBase: base.value } : {}),
           };
         } else if (!checked.ok) {
           strapi.log.error(
@@ -292,6 +358,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         settings: unmasked.settings,
         updatedAt: new Date().toISOString(),
         updatedBy: userId,
+        fileBase: editableFromConfig(service.fileConfig()),
       };
       await store().set({ key: STORE_KEY, value: next });
       stored = next;

@@ -35,6 +35,7 @@ const LOCK_NAME = 'rebuild';
 const LOCK_TTL_MS = 10 * 60_000;
 const PENDING_BATCH = 5000;
 const FINGERPRINT_KEY = 'settings-fingerprint';
+const FILE_FINGERPRINT_KEY = 'file-config-fingerprint';
 const LAST_TICK_KEY = 'last-scheduled-tick';
 
 /**
@@ -119,13 +120,24 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const failures: RebuildResult['failures'] = [];
     const previous = await snapshots.latest();
     const print = fingerprint();
+    const filePrint = getService(strapi, 'settings').fileFingerprint();
     const stored = (await store().get({ key: FINGERPRINT_KEY })) as string | null;
+    const storedFile = (await store().get({ key: FILE_FINGERPRINT_KEY })) as string | null;
     if (!previous || options.full || stored !== print) {
-      const cause = previous && stored && stored !== print ? 'site settings changed' : undefined;
+      // The changelog says where the change came from: config/plugins or the Settings page.
+      const fileChanged = storedFile !== null && storedFile !== filePrint;
+      const cause =
+        previous && stored && stored !== print
+          ? fileChanged
+            ? 'plugin config changed (config/plugins)'
+            : 'site settings changed'
+          : undefined;
       const result = await getService(strapi, 'tracker').reconcileAll(cause);
       failures.push(...result.failures);
       await store().set({ key: FINGERPRINT_KEY, value: print });
     }
+    if (storedFile !== filePrint)
+      await store().set({ key: FILE_FINGERPRINT_KEY, value: filePrint });
     await reconcileDirty(failures);
 
     const seq = (previous?.seq ?? 0) + 1;

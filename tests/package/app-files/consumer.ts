@@ -1,0 +1,13 @@
+// A TypeScript consumer of the public subpaths in the app's own code: `strapi build` compiles it
+// with the app's tsconfig (node10 resolution, so through typesVersions), the test again with bundler
+// resolution (through the exports map's types).
+import { headingAnchors, slugify } from 'strapi-plugin-sitemap-ai/anchors';
+import { signPayload, verifySignature } from 'strapi-plugin-sitemap-ai/webhooks';
+
+const SECRET = 'a-secret-of-16-chars';
+const anchor: string = slugify('Why it has a licence');
+const anchors: string[] = headingAnchors(['A', 'A']);
+const header: string = signPayload(SECRET, '{}', 1_700_000_000);
+const ok: boolean = verifySignature(header, SECRET, '{}', 1_700_000_000);
+
+export { anchor, anchors, ok };
