@@ -374,7 +374,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
 });
 
 describe('a settings change reaches every item as a logged metadata change', () => {
-  it('allowing train bumps the metadata version of every item with the reason "site settings changed"', async () => {
+  it('allowing train in config/plugins bumps the metadata version of every item with the reason "plugin config changed"', async () => {
     const first = await bootPlayground('sqlite');
     const before = await crawl(first.http, { limit: '1000' });
     expect(
@@ -406,7 +406,7 @@ describe('a settings change reaches every item as a logged metadata change', () 
         expect(item.version).toBe(`v${c}.${m! + 1}`);
         expect(item.checksum).toBe(old.get(item.id)!.checksum);
         expect(item.changelog![0]!.desc).toMatch(
-          /^site settings changed: .*usage\.train: deny → allow/,
+          /^plugin config changed \(config\/plugins\): .*usage\.train: deny → allow/,
         );
       }
       for (const item of pinned) expect(item.version).toBe(old.get(item.id)!.version);

@@ -30,6 +30,12 @@ export interface TrackedState extends StoredItemState {
   content: string;
   /** The editor's reason last used for this entry (kept on the page item). */
   reason?: string;
+  /**
+   * Fingerprint of the site policy (settings) this state was computed under. The builder
+   * publishes a pending state only when it matches the current one (docs/protocol: policy
+   * integrity), so a licence or usage decision the owner has since reverted is never published.
+   */
+  policyPrint?: string;
 }
 
 export interface ChangelogRecord {

@@ -37,6 +37,7 @@ function toState(row: Row): TrackedState & { pending: boolean } {
     revision: Number(row.revision),
     pending: row.pending === true || row.pending === 1 || row.pending === '1',
     reason: row.reason ? String(row.reason) : undefined,
+    policyPrint: row.policy_print ? String(row.policy_print) : undefined,
   };
 }
 
@@ -56,6 +57,7 @@ function toRow(state: TrackedState): Row {
     revision: state.revision,
     pending: true,
     reason: state.reason ?? null,
+    policy_print: state.policyPrint ?? null,
   };
 }
 
@@ -114,8 +116,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return current === id ? null : current;
     },
 
-    async forDocuments(uid: string, documentIds: readonly string[]): Promise<TrackedState[]> {
-      const result: TrackedState[] = [];
+    async forDocuments(
+      uid: string,
+      documentIds: readonly string[],
+    ): Promise<(TrackedState & { pending: boolean })[]> {
+      const result: (TrackedState & { pending: boolean })[] = [];
       for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
         const rows = (await states().findMany({
           where: {
@@ -153,6 +158,24 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         limit,
       })) as Row[];
       return rows.map(toState);
+    },
+
+    /** Documents with pending states computed under another policy than `print` (or an unknown one). */
+    async stalePendingDocuments(print: string): Promise<{ uid: string; documentId: string }[]> {
+      const rows = (await states().findMany({
+        where: {
+          pending: true,
+          $or: [{ policy_print: { $null: true } }, { policy_print: { $ne: print } }],
+        },
+        select: ['source_uid', 'source_document'],
+      })) as Row[];
+      const seen = new Map<string, { uid: string; documentId: string }>();
+      for (const row of rows)
+        seen.set(`${row.source_uid}|${row.source_document}`, {
+          uid: String(row.source_uid),
+          documentId: String(row.source_document),
+        });
+      return [...seen.values()];
     },
 
     async countPending(): Promise<number> {

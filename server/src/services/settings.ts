@@ -208,6 +208,28 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       return rebaseSettings(saved.settings, saved.fileBase, file).settings;
     },
 
+    /**
+     * A hash of what of the effective config shapes the items (site, defaults, content types):
+     * a change re-compares every entry, and a tracked state is published only under the policy
+     * it was computed with.
+     */
+    policyFingerprint(): string {
+      const { siteUrl, siteName, apiUrl, mediaUrl, defaultLocale, defaults, contentTypes } =
+        service.config();
+      return sha256Hex(
+        stableStringify({
+          siteUrl,
+          siteName,
+          apiUrl,
+          mediaUrl,
+          defaultLocale,
+          defaults,
+          contentTypes,
+          v: 1,
+        }),
+      );
+    },
+
     /** A hash of the whole file config: it changes with any value of config/plugins. */
     fileFingerprint(): string {
       return sha256Hex(stableStringify(service.fileConfig()));

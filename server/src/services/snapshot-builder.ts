@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import { sha256Hex, stableStringify } from '../core/canonical';
 import type { TrackedState } from '../core/tracking';
 import { createDirtyRepository } from '../repositories/dirty-repository';
 import { createItemRepository, type NewItemVersion } from '../repositories/item-repository';
@@ -55,24 +54,6 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
 
   const store = () => strapi.store({ type: 'plugin', name: 'sitemap-ai' });
 
-  /** What of the settings shapes the items: a change re-compares every entry. */
-  function fingerprint(): string {
-    const config = getService(strapi, 'settings').config();
-    const { siteUrl, siteName, apiUrl, mediaUrl, defaultLocale, defaults, contentTypes } = config;
-    return sha256Hex(
-      stableStringify({
-        siteUrl,
-        siteName,
-        apiUrl,
-        mediaUrl,
-        defaultLocale,
-        defaults,
-        contentTypes,
-        v: 1,
-      }),
-    );
-  }
-
   async function reconcileDirty(failures: RebuildResult['failures']): Promise<void> {
     const tracker = getService(strapi, 'tracker');
     const marks = await dirty.list(1000);
@@ -119,7 +100,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     await getService(strapi, 'settings').refresh();
     const failures: RebuildResult['failures'] = [];
     const previous = await snapshots.latest();
-    const print = fingerprint();
+    const print = getService(strapi, 'settings').policyFingerprint();
     const filePrint = getService(strapi, 'settings').fileFingerprint();
     const stored = (await store().get({ key: FINGERPRINT_KEY })) as string | null;
     const storedFile = (await store().get({ key: FILE_FINGERPRINT_KEY })) as string | null;
@@ -139,6 +120,20 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     if (storedFile !== filePrint)
       await store().set({ key: FILE_FINGERPRINT_KEY, value: filePrint });
     await reconcileDirty(failures);
+    // Pending states computed under another policy (an interrupted re-compare, an instance
+    // that had not seen the latest Settings) are computed again under this one.
+    for (const { uid, documentId } of await states.stalePendingDocuments(print)) {
+      try {
+        await getService(strapi, 'tracker').trackDocument(
+          uid,
+          documentId,
+          'recomputed under the current site policy',
+        );
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        failures.push({ uid, documentId, message });
+      }
+    }
 
     const seq = (previous?.seq ?? 0) + 1;
     await items.discardUnpublished(seq);
@@ -147,6 +142,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const settled: { itemId: string; revision: number }[] = [];
     const changes = { added: 0, changed: 0, removed: 0 };
     const changedPages = new Set<string>();
+    let heldBack = 0;
     let after = '';
     for (;;) {
       const batch = await states.pending(PENDING_BATCH, after);
@@ -156,6 +152,11 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         (await items.openFor(batch.map((s) => s.itemId))).map((v) => [v.itemId, v]),
       );
       for (const state of batch) {
+        if (state.policyPrint !== print) {
+          // Never publish a licence or usage computed under another policy: it waits, pending.
+          heldBack += 1;
+          continue;
+        }
         settled.push({ itemId: state.itemId, revision: state.revision });
         const current = open.get(state.itemId);
         if (state.removed) {
@@ -184,6 +185,11 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       if (batch.length < PENDING_BATCH) break;
     }
 
+    if (heldBack > 0) {
+      strapi.log.error(
+        `[sitemap-ai] ${heldBack} changed items were held back: computed under another site policy and not recomputed (see the failures)`,
+      );
+    }
     if (previous && inserts.length === 0 && closes.length === 0) {
       await states.settle(settled);
       return { snapshot: previous, skipped: true, locked: false, failures };

@@ -13,6 +13,7 @@ import { getService } from '../utils/get-service';
 import type { EnabledType } from './settings';
 
 const MAX_ATTEMPTS = 6;
+
 const BATCH = 100;
 
 export interface TrackResult {
@@ -89,7 +90,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const ids = [...new Set([...drafts.map((d) => d.id), ...current.map((s) => s.itemId)])];
       const recent = await states.recentChangelog(ids, since, ITEM_CHANGELOG_MAX);
       const reasons = Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
-      const { writes, changelog, aliases } = diffDocument({
+      const print = settings().policyFingerprint();
+      const diff = diffDocument({
         uid,
         documentId,
         drafts,
@@ -100,9 +102,23 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         now,
         cause,
       });
+      const { changelog, aliases } = diff;
+      // Every state written now was computed under today's policy; a pending state computed
+      // under another one whose result is the same is stamped so the builder may publish it.
+      const written = new Set(diff.writes.map((w) => w.state.itemId));
+      const restamps = current
+        .filter((s) => !written.has(s.itemId) && s.pending && s.policyPrint !== print)
+        .map((s) => ({
+          state: { ...s, revision: s.revision + 1 },
+          expectedRevision: s.revision,
+        }));
+      const writes = [...diff.writes, ...restamps].map((w) => ({
+        ...w,
+        state: { ...w.state, policyPrint: print },
+      }));
       try {
         await states.write(writes, changelog, aliases);
-        return { changelog, changed: writes.length };
+        return { changelog, changed: diff.writes.length };
       } catch (error) {
         if (!(error instanceof StateConflictError) || attempt >= MAX_ATTEMPTS) throw error;
       }
