@@ -111,7 +111,6 @@ export interface Tombstone {
   removed_at: string;
   /** Set when the item was renamed: its old id is an alias of this one. */
   replaced_by?: string;
-  changelog?: { date: string; version: string; desc: string }[];
 }
 
 export interface DeltaPage {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SettingsData } from '../../shared/contracts/admin';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import { superAdminToken } from '../helpers/admin';
-import { crawl } from '../helpers/manifest';
+import { API, crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
 const PASSWORD = 'Test-Admin-2026';
@@ -85,6 +85,115 @@ describe.each(testDatabases())(
       expect(article?.usage.train).toBe('allow');
       // An entry that denies training itself keeps denying it.
       expect(items.find((i) => i.id === 'article:geo-index:en')?.usage.train).toBe('deny');
+    });
+  },
+);
+
+describe.each(testDatabases())(
+  'excluded and sensitive are gone from every public output on %s',
+  (client) => {
+    let app: TestApp;
+    const ARTICLE = 'api::article.article';
+    const PAGE = 'article:measuring-ai-crawler-ingest:en';
+    const REASON = 'marked sensitive: legal hold on the crawler figures';
+
+    type Doc = { documentId: string; sitemapAi?: Record<string, unknown> | null };
+    const articles = () =>
+      app.strapi.documents(ARTICLE as never) as unknown as {
+        findFirst(params: object): Promise<Doc | null>;
+        update(params: object): Promise<Doc>;
+        publish(params: object): Promise<unknown>;
+      };
+    const rebuild = () =>
+      app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+    const publishMetadata = async (metadata: Record<string, unknown>) => {
+      const doc = await articles().findFirst({
+        filters: { slug: 'measuring-ai-crawler-ingest' },
+        locale: 'en',
+        status: 'draft',
+      });
+      if (!doc) throw new Error('no seed article');
+      await articles().update({
+        documentId: doc.documentId,
+        locale: 'en',
+        data: { sitemapAi: { ...(doc.sitemapAi ?? {}), ...metadata } },
+      });
+      await articles().publish({ documentId: doc.documentId, locale: 'en' });
+    };
+    const body = async (path: string) => {
+      const res = await app.http.get(path);
+      return `${res.status} ${res.text}`;
+    };
+
+    beforeAll(async () => {
+      app = await bootPlayground(client);
+    });
+
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('serves an excluded section in no content, the page content included', async () => {
+      const items = (await crawl(app.http)).items;
+      const section = items.find(
+        (i) => i.parent === PAGE && i.type === 'section' && !i.id.endsWith(':intro'),
+      );
+      if (!section) throw new Error('the seed article has sections');
+      const text = (await app.http.get(`${API}/fragments/${section.id}/content`).expect(200)).text;
+      expect((await app.http.get(`${API}/fragments/${PAGE}/content`).expect(200)).text).toContain(
+        text,
+      );
+
+      await publishMetadata({ fragments: { [section.id]: { exclude: true } } });
+      await rebuild();
+
+      const after = (await crawl(app.http)).items;
+      expect(after.map((i) => i.id)).not.toContain(section.id);
+      for (const item of after.filter((i) => i.parent === PAGE || i.id === PAGE)) {
+        const content = await app.http.get(`${API}/fragments/${item.id}/content`).expect(200);
+        expect(content.text, item.id).not.toContain(text);
+      }
+      await app.http.get(`${API}/fragments/${section.id}/changelog`).expect(404);
+    });
+
+    it('keeps nothing of a later-sensitive entry public: no content, no history, tombstones of id and time only', async () => {
+      const since = String(
+        (await app.strapi.plugin('sitemap-ai').service('manifest').current()).seq,
+      );
+      const ids = (await crawl(app.http)).items
+        .filter((i) => i.id === PAGE || i.parent === PAGE)
+        .map((i) => i.id);
+      expect(ids.length).toBeGreaterThan(2);
+
+      await publishMetadata({ sensitive: true, reason: REASON });
+      const result = await rebuild();
+      expect(result.snapshot!.changes.removed).toBe(ids.length);
+
+      const outputs: string[] = [];
+      let token: string | null = null;
+      do {
+        const res = await app.http
+          .get(`${API}/delta`)
+          .query({ since, ...(token ? { page_token: token } : {}) })
+          .expect(200);
+        outputs.push(res.text);
+        for (const tombstone of res.body.removed as Record<string, unknown>[]) {
+          expect(Object.keys(tombstone).sort()).toEqual(['id', 'removed_at']);
+        }
+        token = res.body.next_page_token as string | null;
+      } while (token);
+      for (const id of ids) {
+        outputs.push(await body(`${API}/fragments/${id}`));
+        outputs.push(await body(`${API}/fragments/${id}/content`));
+        const history = await body(`${API}/fragments/${id}/changelog`);
+        expect(history).toMatch(/^404 /);
+        outputs.push(history);
+      }
+      outputs.push(JSON.stringify((await crawl(app.http)).items));
+      for (const output of outputs) {
+        expect(output).not.toContain('legal hold');
+        expect(output).not.toContain('Measuring AI crawler ingest');
+      }
     });
   },
 );

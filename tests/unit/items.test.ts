@@ -185,6 +185,33 @@ describe('buildEntryItems', () => {
     );
   });
 
+  it('Given an excluded section, When items are built, Then its text is in no public content, the page content included', () => {
+    const results = byId(drafts, `${PARENT}:results`);
+    const items = build({ metadata: { fragments: { [`${PARENT}:results`]: { exclude: true } } } });
+    expect(byId(drafts, PARENT).content).toContain(results.content);
+    for (const item of items) {
+      expect(item.content, item.id).not.toContain(results.content);
+      expect(item.item.checksum, item.id).toBe(checksumOf(item.content));
+    }
+    // Only the excluded text is gone from the page: the other sections are still in it.
+    const page = byId(items, PARENT).content;
+    for (const item of items.filter((i) => i.type === 'section')) {
+      expect(page, item.id).toContain(item.content);
+    }
+  });
+
+  it('Given an excluded table, When items are built, Then neither its section nor the page carries its text', () => {
+    const table = drafts.find((d) => d.type === 'table');
+    if (!table) throw new Error('the fixture has a table');
+    const key = table.id.slice(PARENT.length + 1);
+    const items = build({ metadata: { fragments: { [key]: { exclude: true } } } });
+    expect(items.map((i) => i.id)).not.toContain(table.id);
+    for (const item of items) expect(item.content, item.id).not.toContain(table.content);
+    const sectionId = `${PARENT}:${key.replace(/-table-\d+$/, '')}`;
+    expect(byId(drafts, sectionId).content).toContain(table.content);
+    expect(byId(items, sectionId).content).not.toContain(table.content);
+  });
+
   it('Given overrides by fragment id and by fragment key, When items are built, Then both apply and the id wins over the key', () => {
     const items = build({
       metadata: {

@@ -210,6 +210,19 @@ function makeDraft(
 }
 
 /**
+ * `text` without every passage in `removed` (an excluded fragment's canonical text), blank
+ * lines collapsed. Excluded means gone from every public output: the page's content and a
+ * section holding an excluded table or figure do not carry its text either.
+ */
+function withoutPassages(text: string, removed: readonly string[]): string {
+  let result = text;
+  for (const passage of removed) {
+    if (passage !== '' && passage !== result) result = result.split(passage).join('');
+  }
+  return result === text ? text : canonicalText(result.replace(/\n{3,}/g, '\n\n'));
+}
+
+/**
  * Items of one entry in one locale: its `article` item, then one item per
  * fragment, in document order. Sensitive entries and excluded fragments give
  * nothing. Returns `null` when the entry has no page URL (its path pattern
@@ -241,13 +254,16 @@ export function buildEntryItems(
     mediaBaseUrl: site.mediaBaseUrl,
     faqHeadings: type.faqHeadings,
   });
+  const excluded = fragmented.fragments
+    .filter((f) => overrideFor(entry, fragmentId(parentId, f.key), f.key)?.exclude === true)
+    .map((f) => f.text);
   const drafts: ItemDraft[] = [
     makeDraft(ctx, {
       id: parentId,
       type: 'article',
       url: pageUrl,
       title: entry.title,
-      text: fragmented.text,
+      text: withoutPassages(fragmented.text, excluded),
       links: fragmented.links,
       override: entry.metadata.fragments?.[parentId],
       schema: type.schema,
@@ -264,7 +280,7 @@ export function buildEntryItems(
         parent: parentId,
         url: `${pageUrl}#${fragment.key}`,
         title: fragment.title ?? entry.title,
-        text: fragment.text,
+        text: withoutPassages(fragment.text, excluded),
         links: fragment.links,
         override,
         schema: FRAGMENT_SCHEMA[fragment.type],

@@ -3,32 +3,43 @@ import type { Core } from '@strapi/strapi';
 export const LOCK_UID = 'plugin::sitemap-ai.lock' as const;
 
 /**
- * Named locks with an expiry in the database (SPEC §6: one builder per tick
- * across Strapi instances). Taking a lock is one atomic statement: an insert
- * (unique name) or an update of an expired or own row.
+ * Named leases in the database (one builder at a time across Strapi instances). A lease has a
+ * short expiry and is renewed while its holder works; each acquisition has its own token, so a
+ * holder whose lease expired and was taken by another instance finds out at its next renewal
+ * (fencing) instead of writing on. Taking a lease is one atomic statement: an update of an
+ * expired or own row, or an insert (unique name).
  */
 export const createLockRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(LOCK_UID);
   return {
-    async acquire(name: string, owner: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+    async acquire(name: string, token: string, ttlMs: number, now = Date.now()): Promise<boolean> {
       const expires = now + ttlMs;
       const taken = (await query().updateMany({
-        where: { name, $or: [{ expires_at: { $lt: now } }, { owner }] },
-        data: { owner, expires_at: expires },
+        where: { name, $or: [{ expires_at: { $lt: now } }, { owner: token }] },
+        data: { owner: token, expires_at: expires },
       })) as { count: number };
       if (Number(taken.count) === 1) return true;
       const existing = await query().findOne({ where: { name }, select: ['id'] });
       if (existing) return false;
       try {
-        await query().create({ data: { name, owner, expires_at: expires } });
+        await query().create({ data: { name, owner: token, expires_at: expires } });
         return true;
       } catch {
         return false;
       }
     },
 
-    async release(name: string, owner: string): Promise<void> {
-      await query().deleteMany({ where: { name, owner } });
+    /** Extend a lease still held under `token`; false when it expired and another took it. */
+    async renew(name: string, token: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+      const renewed = (await query().updateMany({
+        where: { name, owner: token },
+        data: { expires_at: now + ttlMs },
+      })) as { count: number };
+      return Number(renewed.count) === 1;
+    },
+
+    async release(name: string, token: string): Promise<void> {
+      await query().deleteMany({ where: { name, owner: token } });
     },
   };
 };

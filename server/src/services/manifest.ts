@@ -166,10 +166,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       const pageEntries = merged.slice(0, params.limit);
       const more = merged.length > params.limit;
       const builtAt = new Map(retained.map((s) => [s.seq, s.builtAt]));
-      const sinceTime = since === 0 ? '' : (builtAt.get(since) ?? '');
       const removedIds = pageEntries.filter((e) => e.removedIn !== undefined).map((e) => e.id);
-      const changelog =
-        removedIds.length > 0 ? await states.changelogFor(removedIds, sinceTime) : [];
       const successors = new Map<string, string>();
       for (const id of removedIds) {
         const target = await states.resolveAlias(id);
@@ -180,11 +177,9 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         .map((e) => ({
           id: e.id,
           removed_at: builtAt.get(e.removedIn!) ?? snapshot.builtAt,
+          // A tombstone says which id went and when, nothing of its text or its history: the
+          // item may have gone because its entry became sensitive or its fragment was excluded.
           ...(successors.has(e.id) ? { replaced_by: successors.get(e.id)! } : {}),
-          changelog: changelog
-            .filter((c) => c.itemId === e.id)
-            .slice(0, 10)
-            .map((c) => ({ date: c.at, version: c.version, desc: c.desc })),
         }));
       const last = pageEntries[pageEntries.length - 1];
       return {
@@ -209,6 +204,14 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       id: string,
       params: { limit: number; page_token?: string },
     ): Promise<ChangelogPage> {
+      // History is served for what the manifest serves now (an item, or an old id of one): a
+      // removed item's history may name what an editor has since marked sensitive or excluded.
+      const snapshot = await current();
+      if (!(await items.findServed(snapshot.seq, id))) {
+        const target = await states.resolveAlias(id);
+        if (!target || !(await items.findServed(snapshot.seq, target)))
+          throw new ItemNotFoundError(id);
+      }
       let before: number | null = null;
       const feed = `changelog:${id}`;
       if (params.page_token) {
@@ -218,10 +221,6 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         before = Number(position.after);
       }
       const rows = await states.changelogPage(id, before, params.limit + 1);
-      if (rows.length === 0 && before === null) {
-        const snapshot = await current();
-        if (!(await items.findServed(snapshot.seq, id))) throw new ItemNotFoundError(id);
-      }
       const page = rows.slice(0, params.limit);
       const last = page[page.length - 1];
       return {

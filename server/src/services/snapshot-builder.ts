@@ -31,11 +31,24 @@ export interface RebuildResult {
 }
 
 const LOCK_NAME = 'rebuild';
-const LOCK_TTL_MS = 10 * 60_000;
+/**
+ * The build lease: renewed every LEASE_RENEW_MS while a build runs, so a builder that crashed
+ * blocks the next build for at most LEASE_MS.
+ */
+export const LEASE_MS = 20_000;
+const LEASE_RENEW_MS = 5_000;
 const PENDING_BATCH = 5000;
 const FINGERPRINT_KEY = 'settings-fingerprint';
 const FILE_FINGERPRINT_KEY = 'file-config-fingerprint';
 const LAST_TICK_KEY = 'last-scheduled-tick';
+
+/** The build's lease was taken by another instance (it had expired): nothing was published. */
+export class LeaseLostError extends Error {
+  constructor() {
+    super('the build lease expired and another instance took it; this build published nothing');
+    this.name = 'LeaseLostError';
+  }
+}
 
 /**
  * Builds the next snapshot incrementally (SPEC §6): reconciles entries marked
@@ -94,7 +107,10 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     };
   }
 
-  async function build(options: RebuildOptions): Promise<RebuildResult> {
+  async function build(
+    options: RebuildOptions,
+    fence: () => Promise<void>,
+  ): Promise<RebuildResult> {
     const started = Date.now();
     // Settings saved on another instance apply here from this build on.
     await getService(strapi, 'settings').refresh();
@@ -194,6 +210,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       await states.settle(settled);
       return { snapshot: previous, skipped: true, locked: false, failures };
     }
+    // Fencing: only the lease holder writes the snapshot.
+    await fence();
     await items.close(closes, seq);
     await items.insert(inserts);
     const counts = await items.countByType(seq);
@@ -206,6 +224,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       trigger: options.trigger ?? 'manual',
       durationMs: Date.now() - started,
     };
+    await fence();
     await snapshots.publish(record);
     await states.settle(settled);
     const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'settings').config();
@@ -226,7 +245,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
       if (!running) {
         running = (async () => {
-          if (!(await locks.acquire(LOCK_NAME, owner, LOCK_TTL_MS))) {
+          const token = `${owner}:${randomUUID()}`;
+          if (!(await locks.acquire(LOCK_NAME, token, LEASE_MS))) {
             return {
               snapshot: await snapshots.latest(),
               skipped: true,
@@ -234,6 +254,20 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
               failures: [],
             };
           }
+          let lost = false;
+          const renewal = setInterval(() => {
+            locks
+              .renew(LOCK_NAME, token, LEASE_MS)
+              .then((held) => {
+                if (!held) lost = true;
+              })
+              .catch(() => undefined);
+          }, LEASE_RENEW_MS);
+          renewal.unref();
+          const fence = async () => {
+            if (lost || !(await locks.renew(LOCK_NAME, token, LEASE_MS)))
+              throw new LeaseLostError();
+          };
           try {
             if (options.tick) {
               const claimed = (await store().get({ key: LAST_TICK_KEY })) as string | null;
@@ -247,9 +281,19 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
               }
               await store().set({ key: LAST_TICK_KEY, value: options.tick });
             }
-            return await build(options);
+            return await build(options, fence);
+          } catch (error) {
+            if (!(error instanceof LeaseLostError)) throw error;
+            strapi.log.warn(`[sitemap-ai] ${error.message}`);
+            return {
+              snapshot: await snapshots.latest(),
+              skipped: true,
+              locked: true,
+              failures: [],
+            };
           } finally {
-            await locks.release(LOCK_NAME, owner);
+            clearInterval(renewal);
+            await locks.release(LOCK_NAME, token);
           }
         })().finally(() => {
           running = null;
