@@ -79,6 +79,12 @@ export const MAX_RICH_TEXT_CHARS = 2_000_000;
 export const PAGE_TOKEN_MAX_LENGTH = 1024;
 export const PAGE_TOKEN_VERSION = 1;
 
+/**
+ * Largest snapshot number and changelog row id a page token may carry: the range of a 32-bit
+ * integer column on every database we run on (PostgreSQL's `integer` is the narrowest).
+ */
+export const TOKEN_POSITION_MAX = 2_147_483_647;
+
 /** Plugin id as Strapi knows it. */
 export const PLUGIN_ID = 'sitemap-ai' as const;
 

@@ -31,6 +31,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const settings = getService(strapi, 'settings');
   // The Settings saved in the admin go on top of the file config from here on.
   await settings.load();
+  await settings.loadTokenSecret();
   settings.enabledTypes();
   // A change of config/plugins since the last start is logged here and applied by the next rebuild.
   await settings.noticeFileConfig();

@@ -3,6 +3,7 @@ import {
   ITEM_ID_MAX_LENGTH,
   PAGE_TOKEN_MAX_LENGTH,
   PAGE_TOKEN_VERSION,
+  TOKEN_POSITION_MAX,
 } from '../../../shared/constants';
 import { InvalidPageTokenError } from './errors';
 
@@ -41,6 +42,14 @@ export function encodePageToken(position: PagePosition, secret: string): string 
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
 }
 
+/** A changelog page's position (a row id) from a token's `after`; anything else is refused. */
+export function changelogPosition(after: string): number {
+  const value = /^[1-9][0-9]{0,9}$/.test(after) ? Number(after) : NaN;
+  if (!Number.isSafeInteger(value) || value > TOKEN_POSITION_MAX)
+    throw new InvalidPageTokenError('unsupported token version or contents');
+  return value;
+}
+
 /** Decode and verify a page token; throws InvalidPageTokenError for anything not issued by us. */
 export function decodePageToken(token: string, secret: string): PagePosition {
   if (typeof token !== 'string' || token.length === 0)
@@ -76,6 +85,7 @@ export function decodePageToken(token: string, secret: string): PagePosition {
     decoded[0] !== PAGE_TOKEN_VERSION ||
     !Number.isSafeInteger(decoded[1]) ||
     (decoded[1] as number) < 1 ||
+    (decoded[1] as number) > TOKEN_POSITION_MAX ||
     typeof decoded[2] !== 'string' ||
     (decoded[2] as string).length > ITEM_ID_MAX_LENGTH ||
     typeof decoded[3] !== 'string' ||

@@ -9,7 +9,7 @@ import {
   SnapshotGoneError,
 } from '../core/errors';
 import { servedItem } from '../core/items';
-import { decodePageToken, encodePageToken } from '../core/page-token';
+import { changelogPosition, decodePageToken, encodePageToken } from '../core/page-token';
 import type { ManifestItem } from '../core/types';
 import { createItemRepository, type ServedRow } from '../repositories/item-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
@@ -218,7 +218,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         const position = decodePageToken(params.page_token, secret());
         if (position.feed !== feed)
           throw new InvalidPageTokenError('the token belongs to another feed');
-        before = Number(position.after);
+        before = changelogPosition(position.after);
       }
       const rows = await states.changelogPage(id, before, params.limit + 1);
       const page = rows.slice(0, params.limit);

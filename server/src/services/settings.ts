@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { validate as isCronExpression } from 'node-cron';
 import type { Core } from '@strapi/strapi';
 import { parsePluginConfig, type PluginConfig } from '../core/config';
@@ -50,6 +50,7 @@ interface SeenFileConfig {
 
 const STORE_KEY = 'settings';
 const FILE_CONFIG_KEY = 'file-config';
+const TOKEN_SECRET_KEY = 'token-secret';
 
 type ContentTypeSchemas = Record<
   string,
@@ -78,6 +79,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
   let cached: PluginConfig | undefined;
   let fileCached: PluginConfig | undefined;
   let stored: StoredSettings | null = null;
+  let installationSecret: string | undefined;
 
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
   const schemas = () => strapi.contentTypes as unknown as ContentTypeSchemas;
@@ -323,6 +325,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       cached = undefined;
       fileCached = undefined;
       stored = null;
+      installationSecret = undefined;
     },
 
     /** Enabled content types, checked against the schemas; a bad entry throws ConfigError naming it. */
@@ -416,18 +419,30 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    /** Secret of the page tokens: the configured one, else derived from the app keys. */
+    /**
+     * Secret of the page tokens: the configured `tokenSecret`, else one generated for this
+     * installation and kept in the database (never derived from app keys, which are often
+     * committed). `loadTokenSecret()` at bootstrap reads or creates it.
+     */
     tokenSecret(): string {
       const config = service.config();
       if (config.tokenSecret) return config.tokenSecret;
-      const keys = strapi.config.get('server.app.keys') as string[] | string | undefined;
-      const material = Array.isArray(keys) ? keys.join(',') : (keys ?? '');
-      if (material === '')
-        throw new ConfigError(
-          'tokenSecret',
-          'not set, and server.app.keys is empty to derive one from',
-        );
-      return createHmac('sha256', material).update('sitemap-ai page tokens v1').digest('hex');
+      if (!installationSecret) throw new Error('sitemap-ai: the token secret is not loaded yet');
+      return installationSecret;
+    },
+
+    /**
+     * Read this installation's token secret, creating it on the first start. Every instance on
+     * the database reads back what is stored, so they all sign with the same secret.
+     */
+    async loadTokenSecret(): Promise<void> {
+      const stored = await store().get({ key: TOKEN_SECRET_KEY });
+      if (typeof stored === 'string' && stored.length >= 32) {
+        installationSecret = stored;
+        return;
+      }
+      await store().set({ key: TOKEN_SECRET_KEY, value: randomBytes(32).toString('hex') });
+      installationSecret = String(await store().get({ key: TOKEN_SECRET_KEY }));
     },
   };
   return service;
