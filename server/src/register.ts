@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { METADATA_ATTRIBUTE } from '../../shared/constants';
 import { ConfigError } from './core/errors';
+import { createMethodGuard } from './middlewares/method-guard';
 import { createTrackChangesMiddleware } from './middlewares/track-changes';
 import { getService } from './utils/get-service';
 
@@ -70,4 +71,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     };
   }
   strapi.documents.use(createTrackChangesMiddleware({ strapi }) as never);
+  // Ahead of the app's middlewares (body parser included): wrong methods on our read-only paths.
+  strapi.server.use(createMethodGuard(strapi));
 };

@@ -194,6 +194,7 @@ interface ManifestItemBody {
 }
 
 describe('the packed tarball installed into a fresh Strapi app', () => {
+  let packDir: string;
   let tarball: string;
   let files: PackedFile[];
   let child: ChildProcess | undefined;
@@ -201,7 +202,7 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    const packDir = mkdtempSync(path.join(os.tmpdir(), 'sitemap-ai-pack-'));
+    packDir = mkdtempSync(path.join(os.tmpdir(), 'sitemap-ai-pack-'));
     // prepack builds the package first and may print before npm's JSON.
     const out = npm(['pack', '--json', '--pack-destination', packDir], ROOT);
     const packed = JSON.parse(out.slice(out.search(/^\[\s*$/m))) as {
@@ -242,6 +243,7 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
 
   afterAll(async () => {
     await browser?.close();
+    if (packDir) rmSync(packDir, { recursive: true, force: true });
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       child.kill('SIGTERM');

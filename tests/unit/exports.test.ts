@@ -170,6 +170,7 @@ const CORE_EXPORTS = [
   'validateDeltaParams',
   'validateItemId',
   'validateManifestParams',
+  'validateNoParams',
   'verifySignature',
   'versionItem',
   'versionString',

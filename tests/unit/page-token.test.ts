@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { PAGE_TOKEN_MAX_LENGTH } from '../../shared/constants';
 import { InvalidPageTokenError } from '../../server/src/core/errors';
 import {
+  changelogPosition,
   decodePageToken,
   encodePageToken,
   type PagePosition,
@@ -201,5 +202,35 @@ describe('decodePageToken — rejected tokens', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('positions a signed token may carry', () => {
+  it('Given a signed token whose snapshot does not fit a 32-bit column, When decoded, Then it is refused', () => {
+    for (const snapshot of [2 ** 31, 2 ** 53 - 1]) {
+      const token = encodePageToken({ ...POSITION, snapshot }, SECRET);
+      expect(() => decodePageToken(token, SECRET)).toThrow(InvalidPageTokenError);
+    }
+    const largest = encodePageToken({ ...POSITION, snapshot: 2 ** 31 - 1 }, SECRET);
+    expect(decodePageToken(largest, SECRET).snapshot).toBe(2 ** 31 - 1);
+  });
+
+  it('Given changelog positions, When read, Then only plain positive 32-bit integers pass', () => {
+    expect(changelogPosition('1')).toBe(1);
+    expect(changelogPosition('2147483647')).toBe(2147483647);
+    for (const bad of [
+      'abc',
+      '1e400',
+      '-5',
+      '0',
+      '01',
+      '1.5',
+      ' 1',
+      '',
+      '2147483648',
+      'Infinity',
+    ]) {
+      expect(() => changelogPosition(bad), bad).toThrow(InvalidPageTokenError);
+    }
   });
 });

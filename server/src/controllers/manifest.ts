@@ -6,6 +6,7 @@ import {
   validateDeltaParams,
   validateItemId,
   validateManifestParams,
+  validateNoParams,
 } from '../core/params';
 import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
@@ -54,11 +55,14 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
         default: 50,
         max: settings.pageSize.max,
       });
-      ctx.body = await manifest().changelog(id, params);
+      const body = await manifest().changelog(id, params);
+      const etag = `"changelog-${sha256Hex(JSON.stringify(body)).slice(0, 24)}"`;
+      await respondWithCache(ctx, { etag }, async () => body);
     },
 
     async fragment(ctx: Context) {
       const id = validateItemId(ctx.params.id);
+      validateNoParams(ctx.query);
       const { snapshot, item, aliasOf } = await manifest().item(id);
       const etag = `"s${snapshot.seq}-${sha256Hex(id).slice(0, 16)}-${item.version}"`;
       if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}`);
@@ -72,6 +76,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
 
     async content(ctx: Context) {
       const id = validateItemId(ctx.params.id);
+      validateNoParams(ctx.query);
       const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
       const hex = checksum.replace(/^sha256:/, '');
       if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}/content`);
@@ -88,6 +93,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     },
 
     async schema(ctx: Context) {
+      validateNoParams(ctx.query);
       await respondWithCache(
         ctx,
         { etag: `"schema-${sha256Hex(JSON.stringify(MANIFEST_SCHEMA)).slice(0, 20)}"` },

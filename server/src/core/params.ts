@@ -26,6 +26,13 @@ function single(query: RawQuery, key: string): string | undefined {
   return value;
 }
 
+/** Routes that take no query parameters (one item, its content, the schema) refuse any. */
+export function validateNoParams(query: RawQuery): void {
+  const [key] = Object.keys(query);
+  if (key !== undefined)
+    throw new InvalidParameterError(key, 'unknown parameter; this route takes none');
+}
+
 /**
  * Validate the manifest's query string (SPEC §6, §8): unknown parameters,
  * repeats and bad values are refused with a message that says what is allowed.

@@ -212,7 +212,7 @@ function rebase(stored: Json, base: Json, file: Json, path: string[], fromFile: 
 
 /**
  * Stored Settings on top of a file config that changed since they were saved (see
- * docs: "Settings and the file config"): every value the file changed — compared with the file
+ * README: "Settings and the file config"): every value the file changed — compared with the file
  * config the Settings were saved over — comes from the file; every other value stays as the
  * site owner saved it. `fromFile` names the fields the file decided, for the log.
  */

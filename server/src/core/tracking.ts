@@ -32,8 +32,8 @@ export interface TrackedState extends StoredItemState {
   reason?: string;
   /**
    * Fingerprint of the site policy (settings) this state was computed under. The builder
-   * publishes a pending state only when it matches the current one (docs/protocol: policy
-   * integrity), so a licence or usage decision the owner has since reverted is never published.
+   * publishes a pending state only when it matches the current one (README: "Policy
+   * integrity"), so a licence or usage decision the owner has since reverted is never published.
    */
   policyPrint?: string;
 }

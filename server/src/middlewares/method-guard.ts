@@ -1,0 +1,36 @@
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { PLUGIN_ID } from '../../../shared/constants';
+
+/** The plugin's public paths, below `<api prefix>/sitemap-ai` (routes/content-api.ts). */
+const PUBLIC_PATH =
+  /^\/(?:manifest(?:\.json|\.xml)?|delta|schema\.json|fragments\/[^/]+(?:\/changelog|\/content)?)\/?$/;
+const ALLOWED = 'GET, HEAD';
+
+/**
+ * Answers a request to one of the plugin's public, read-only paths with any method but GET,
+ * HEAD or OPTIONS (CORS preflight) with a JSON `405` and `Allow`, before Strapi's body parser
+ * reads anything: a malformed body on our paths can never become a 5xx. Registered on the
+ * server in `register`, so it runs ahead of the app's middlewares (README: "What the plugin
+ * registers").
+ */
+export function createMethodGuard(strapi: Core.Strapi) {
+  const prefix = `${String(strapi.config.get('api.rest.prefix', '/api')).replace(/\/+$/, '')}/${PLUGIN_ID}`;
+  return async (ctx: Context, next: Next) => {
+    const method = ctx.method;
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
+    const path = ctx.path;
+    if (!path.startsWith(`${prefix}/`) || !PUBLIC_PATH.test(path.slice(prefix.length)))
+      return next();
+    ctx.status = 405;
+    ctx.set('Allow', ALLOWED);
+    ctx.body = {
+      data: null,
+      error: {
+        status: 405,
+        name: 'MethodNotAllowedError',
+        message: `${method} is not allowed on ${path}: it is read-only (${ALLOWED})`,
+      },
+    };
+  };
+}

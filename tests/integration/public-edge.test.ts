@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API } from '../helpers/manifest';
+import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+
+/** The public paths' edge: wrong methods, malformed bodies, unknown parameters, caching. */
+describe.each(testDatabases())(
+  'the public paths answer callers’ mistakes with 4xx on %s',
+  (client) => {
+    let app: TestApp;
+    let item: string;
+
+    beforeAll(async () => {
+      app = await bootPlayground(client);
+      item = (await app.http.get(`${API}/manifest`).query({ limit: 1 }).expect(200)).body.items[0]
+        .id as string;
+    });
+
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    const paths = () => [
+      `${API}/manifest`,
+      `${API}/manifest.json`,
+      `${API}/manifest.xml`,
+      `${API}/delta`,
+      `${API}/schema.json`,
+      `${API}/fragments/${item}`,
+      `${API}/fragments/${item}/changelog`,
+      `${API}/fragments/${item}/content`,
+    ];
+
+    it('answers any other method than GET and HEAD with a JSON 405 and Allow, whatever the body', async () => {
+      const snapshots = () =>
+        app.strapi.db.query('plugin::sitemap-ai.snapshot').count({}) as Promise<number>;
+      const before = await snapshots();
+      const bodies: [string, string][] = [
+        ['multipart/form-data; boundary=----broken', '------broken\r\nContent-Disposition: form'],
+        ['multipart/form-data', 'no boundary at all'],
+        ['application/json', '{"unterminated": '],
+        ['application/x-www-form-urlencoded', 'a=%E0%A4%A'],
+      ];
+      for (const path of paths()) {
+        for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+          for (const [type, body] of bodies) {
+            const res = await app.http[method](path).set('Content-Type', type).send(body);
+            expect(res.status, `${method} ${path} ${type}`).toBe(405);
+            expect(res.headers.allow).toBe('GET, HEAD');
+            expect(res.body.error).toMatchObject({ status: 405, name: 'MethodNotAllowedError' });
+          }
+        }
+      }
+      expect(await snapshots()).toBe(before);
+    });
+
+    it('still serves GET and HEAD, and leaves other plugins’ and the app’s paths alone', async () => {
+      await app.http.get(`${API}/manifest`).expect(200);
+      await app.http.head(`${API}/schema.json`).expect(200);
+      // Not a path of ours: Strapi answers as it always does (its router's plain-text 405, or a 401).
+      for (const path of [`${API}/no-such-route`, '/api/articles']) {
+        const res = await app.http.post(path).send({});
+        expect(res.body?.error?.name, path).not.toBe('MethodNotAllowedError');
+      }
+      expect((await app.http.post('/api/articles').send({})).status).toBe(401);
+    });
+
+    it('refuses unknown query parameters on every route, naming them', async () => {
+      for (const path of [
+        `${API}/fragments/${item}`,
+        `${API}/fragments/${item}/content`,
+        `${API}/schema.json`,
+      ]) {
+        const res = await app.http.get(path).query({ utm_source: 'x' });
+        expect(res.status, path).toBe(400);
+        expect(res.body.error.name).toBe('InvalidParameterError');
+        expect(res.body.error.message).toContain('utm_source');
+      }
+    });
+
+    it('sends an ETag with an item’s changelog and answers 304 to it', async () => {
+      const first = await app.http.get(`${API}/fragments/${item}/changelog`).expect(200);
+      expect(first.headers.etag).toMatch(/^"changelog-[0-9a-f]+"$/);
+      await app.http
+        .get(`${API}/fragments/${item}/changelog`)
+        .set('If-None-Match', String(first.headers.etag))
+        .expect(304);
+    });
+  },
+);
