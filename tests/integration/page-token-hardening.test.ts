@@ -37,6 +37,11 @@ describe.each(testDatabases())('page tokens on %s', (client) => {
         { page_token: mint(1, String(2 ** 31), `changelog:${item}`) },
       ],
     ];
+    for (const since of ['2147483648', '9999999999']) {
+      const res = await app.http.get(`${API}/delta`).query({ since });
+      expect(res.status, `since=${since}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `since=${since}`).toBeLessThan(500);
+    }
     for (const [path, query] of cases) {
       const res = await app.http.get(path).query(query);
       expect(res.status, `${path} ${JSON.stringify(query)}`).toBe(400);

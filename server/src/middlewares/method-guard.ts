@@ -9,8 +9,9 @@ const ALLOWED = 'GET, HEAD';
 
 /**
  * Answers a request to one of the plugin's public, read-only paths with any method but GET,
- * HEAD or OPTIONS (CORS preflight) with a JSON `405` and `Allow`, before Strapi's body parser
- * reads anything: a malformed body on our paths can never become a 5xx. Registered on the
+ * HEAD or OPTIONS (CORS preflight) with a JSON `405` and `Allow`, and any such request to
+ * another path below the plugin's prefix with a JSON `404`, before Strapi's body parser reads
+ * anything: a malformed body sent to our paths can never become a 5xx. Registered on the
  * server in `register`, so it runs ahead of the app's middlewares (README: "What the plugin
  * registers").
  */
@@ -20,8 +21,15 @@ export function createMethodGuard(strapi: Core.Strapi) {
     const method = ctx.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
     const path = ctx.path;
-    if (!path.startsWith(`${prefix}/`) || !PUBLIC_PATH.test(path.slice(prefix.length)))
-      return next();
+    if (path !== prefix && !path.startsWith(`${prefix}/`)) return next();
+    if (!PUBLIC_PATH.test(path.slice(prefix.length))) {
+      ctx.status = 404;
+      ctx.body = {
+        data: null,
+        error: { status: 404, name: 'NotFoundError', message: `no route ${method} ${path}` },
+      };
+      return undefined;
+    }
     ctx.status = 405;
     ctx.set('Allow', ALLOWED);
     ctx.body = {
