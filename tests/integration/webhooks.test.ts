@@ -452,6 +452,33 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
       ...before.filter((d) => d.status === 'pending').map((d) => d.id),
     ]);
   });
+
+  it("delivers a subscriber's events in order: a later event waits for an earlier one's retry", async () => {
+    // Given nothing queued, and a receiver that fails the first event once
+    receiver.answer.status = 200;
+    await webhooks.deliverDue(new Date(Date.now() + 365 * 86_400_000));
+    receiver.answer.status = 500;
+    await webhooks.enqueue(eventFor('o1'));
+    expect((await webhooks.deliverDue()).retrying).toBe(1);
+    receiver.answer.status = 200;
+
+    // When two later events are queued while the first waits for its retry
+    await webhooks.enqueue(eventFor('o2'));
+    await webhooks.enqueue(eventFor('o3'));
+    const meanwhile = await webhooks.deliverDue();
+
+    // Then they wait behind it …
+    expect(meanwhile.delivered).toBe(0);
+    expect(receiver.deliveriesOf('o2')).toHaveLength(0);
+    // … and once its backoff has passed, all three arrive, in the order they happened.
+    const later = await webhooks.deliverDue(new Date(Date.now() + 7 * 86_400_000));
+    expect(later.delivered).toBe(3);
+    const order = receiver.requests
+      .filter((r) => r.path === HOOK_PATH)
+      .map((r) => (JSON.parse(r.body) as ManifestUpdatedEvent).snapshot.id)
+      .filter((id) => /^o\d$/.test(id));
+    expect(order).toEqual(['o1', 'o1', 'o2', 'o3']);
+  });
 });
 
 describe.each(testDatabases())('manifest.updated after a rebuild on %s', (client) => {

@@ -106,14 +106,26 @@ export const createWebhookRepository = ({ strapi }: { strapi: Core.Strapi }) => 
       return row ? toRecord(row) : null;
     },
 
-    /** Pending deliveries whose next attempt is due at `nowIso`, oldest first. */
-    async due(nowIso: string, limit: number): Promise<WebhookDeliveryRecord[]> {
+    /** Subscribers with pending deliveries. */
+    async pendingSubscribers(): Promise<string[]> {
       const rows = (await query().findMany({
-        where: { status: 'pending', next_attempt_at: { $lte: nowIso } },
-        orderBy: [{ next_attempt_at: 'asc' }, { id: 'asc' }],
-        limit,
-      })) as DeliveryRow[];
-      return rows.map(toRecord);
+        where: { status: 'pending' },
+        select: ['subscriber_url'],
+      })) as Pick<DeliveryRow, 'subscriber_url'>[];
+      return [...new Set(rows.map((row) => row.subscriber_url))].sort();
+    },
+
+    /**
+     * A subscriber's oldest pending delivery (queued first): the only one that may be sent, so
+     * each subscriber receives its events in the order they happened, a later one waiting for
+     * an earlier one's retries.
+     */
+    async head(subscriberUrl: string): Promise<WebhookDeliveryRecord | null> {
+      const row = (await query().findOne({
+        where: { status: 'pending', subscriber_url: subscriberUrl },
+        orderBy: { id: 'asc' },
+      })) as DeliveryRow | null;
+      return row ? toRecord(row) : null;
     },
 
     /**

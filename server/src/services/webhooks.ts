@@ -326,22 +326,33 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Send every pending delivery due at `now`: 2xx → delivered; otherwise it
-     * is retried after an exponential backoff, or `failed` after maxAttempts.
+     * Send the pending deliveries due at `now`, in order per subscriber: each subscriber's
+     * oldest pending delivery first, the next only once it was delivered (or given up). 2xx →
+     * delivered; otherwise it is retried after an exponential backoff — and the subscriber's
+     * later events wait — or `failed` after maxAttempts. Subscribers are served side by side.
      */
     async deliverDue(now: Date = new Date()): Promise<DeliveryRunSummary> {
       const config = webhooks();
       const summary: DeliveryRunSummary = { delivered: 0, retrying: 0, failed: 0, skipped: 0 };
-      const due = await repository.due(now.toISOString(), DUE_BATCH_SIZE);
-      await forEachLimited(due, SEND_CONCURRENCY, async (row) => {
-        try {
-          summary[await attempt(row, now, config)] += 1;
-        } catch (error) {
-          // A database error on one row: it stays claimed until its lease ends, then is retried.
-          summary.skipped += 1;
-          strapi.log.error(
-            `[sitemap-ai] webhook ${row.id}: ${error instanceof Error ? error.message : String(error)}`,
-          );
+      const nowIso = now.toISOString();
+      const subscribers = await repository.pendingSubscribers();
+      await forEachLimited(subscribers, SEND_CONCURRENCY, async (url) => {
+        for (let sent = 0; sent < DUE_BATCH_SIZE; sent += 1) {
+          const row = await repository.head(url);
+          if (!row || row.nextAttemptAt > nowIso) return;
+          let outcome: keyof DeliveryRunSummary;
+          try {
+            outcome = await attempt(row, now, config);
+          } catch (error) {
+            // A database error on one row: it stays claimed until its lease ends, then is retried.
+            summary.skipped += 1;
+            strapi.log.error(
+              `[sitemap-ai] webhook ${row.id}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+            return;
+          }
+          summary[outcome] += 1;
+          if (outcome !== 'delivered' && outcome !== 'failed') return;
         }
       });
       return summary;
