@@ -76,6 +76,52 @@ describe.each(testDatabases())(
       expect(pending).toBe(0);
     });
 
+    it('refuses at publish time an item whose licence is not what the settings and entry give, and publishes it right at the next build', async () => {
+      const PAGE_ID = 'article:fragment-permalinks:en';
+      const before = (await app.http.get(`${API}/fragments/${PAGE_ID}`).expect(200)).body.item;
+      // Given an edit waiting to be published …
+      const articles = app.strapi.documents('api::article.article' as never) as unknown as {
+        findFirst(params: object): Promise<{ documentId: string; body: string } | null>;
+        update(params: object): Promise<unknown>;
+        publish(params: object): Promise<unknown>;
+      };
+      const doc = await articles.findFirst({
+        filters: { slug: 'fragment-permalinks' },
+        locale: 'en',
+        status: 'draft',
+      });
+      await articles.update({
+        documentId: doc!.documentId,
+        locale: 'en',
+        data: { body: `${doc!.body}\n\nA closing line added for this test.` },
+      });
+      await articles.publish({ documentId: doc!.documentId, locale: 'en' });
+      // … whose stored state was altered to publish another licence (a defect, or tampering).
+      const states = app.strapi.db.query('plugin::sitemap-ai.fragment-state');
+      const row = (await states.findOne({ where: { item_id: PAGE_ID, pending: true } })) as {
+        id: number;
+        data: string | Record<string, unknown>;
+      };
+      const data = typeof row.data === 'string' ? JSON.parse(row.data) : row.data;
+      await states.update({
+        where: { id: row.id },
+        data: { data: { ...data, license: 'https://attacker.example/license' } },
+      });
+
+      // When the next build runs, that item keeps its published version …
+      await plugin().service('snapshot-builder').rebuild({ trigger: 'test' });
+      const held = (await app.http.get(`${API}/fragments/${PAGE_ID}`).expect(200)).body.item;
+      expect(held.license).toBe(before.license);
+      expect(held.version).toBe(before.version);
+
+      // … and the build after computes it again and publishes the edit with the right licence.
+      await plugin().service('snapshot-builder').rebuild({ trigger: 'test' });
+      const fixed = (await app.http.get(`${API}/fragments/${PAGE_ID}`).expect(200)).body.item;
+      expect(fixed.license).toBe(before.license);
+      expect(fixed.version).not.toBe(before.version);
+      expect(fixed.checksum).not.toBe(before.checksum);
+    });
+
     it('publishes the permission once the owner keeps it, after an interrupted re-compare', async () => {
       await setTrain('allow');
       await plugin().service('tracker').reconcileAll('site settings changed');

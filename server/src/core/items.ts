@@ -4,10 +4,10 @@ import { ID_SEPARATOR, type ChunkRule, type FragmentType } from '../../../shared
 import { fragmentEntry } from './fragmenter';
 import { slugify } from './anchors';
 import {
+  cascadePolicy,
   mergeEvidence,
-  metadataLayer,
   normaliseTopics,
-  resolvePolicy,
+  overrideOf,
   type PolicyLayer,
 } from './policy';
 import {
@@ -79,9 +79,7 @@ export function contentUrl(site: SiteContext, id: string): string {
 }
 
 function overrideFor(entry: EntrySource, id: string, key: string): MetadataOverride | undefined {
-  const fragments = entry.metadata.fragments;
-  if (!fragments) return undefined;
-  return fragments[id] ?? fragments[key];
+  return overrideOf(entry.metadata.fragments, id, key);
 }
 
 function definedOnly<T extends object>(value: T): T {
@@ -139,10 +137,7 @@ function makeDraft(
   const { entry, type, site } = ctx;
   const meta = entry.metadata;
   const override = spec.override;
-  const policy = resolvePolicy(
-    [site.defaults, type, metadataLayer(meta), metadataLayer(override)],
-    site.defaults.license,
-  );
+  const policy = cascadePolicy(site.defaults, type, meta, override);
   const content = canonicalText(spec.text);
   const evidence = mergeEvidence(
     override?.evidence,

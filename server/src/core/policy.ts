@@ -48,6 +48,29 @@ export function resolvePolicy(
   return { license, usage, embedding_hint };
 }
 
+/** An editor's override of one item: by the item's id, else by its fragment key. */
+export function overrideOf(
+  overrides: Readonly<Record<string, MetadataOverride>> | undefined,
+  id: string,
+  key: string,
+): MetadataOverride | undefined {
+  return overrides?.[id] ?? overrides?.[key];
+}
+
+/**
+ * The licence and usage of one item (README: "Policy integrity"): site defaults → content
+ * type → entry → the item's own override. The item builder and the check the builder runs
+ * before publishing both use it.
+ */
+export function cascadePolicy(
+  site: PolicyLayer & { license: string },
+  type: PolicyLayer,
+  entry: MetadataOverride | undefined,
+  override: MetadataOverride | undefined,
+): EffectivePolicy {
+  return resolvePolicy([site, type, metadataLayer(entry), metadataLayer(override)], site.license);
+}
+
 /** An editor's override as a policy layer (only licence and usage cascade from it). */
 export function metadataLayer(meta: MetadataOverride | undefined): PolicyLayer | undefined {
   if (!meta) return undefined;

@@ -178,6 +178,19 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return [...seen.values()];
     },
 
+    /**
+     * Forget what these states' metadata was (their hash), so that the next comparison with
+     * their document writes them again: for states the policy check refused.
+     */
+    async invalidate(itemIds: readonly string[]): Promise<void> {
+      for (let i = 0; i < itemIds.length; i += WRITE_BATCH) {
+        await states().updateMany({
+          where: { item_id: { $in: itemIds.slice(i, i + WRITE_BATCH) } },
+          data: { meta_hash: 'refused-by-policy-check' },
+        });
+      }
+    },
+
     async countPending(): Promise<number> {
       return Number(await states().count({ where: { pending: true } }));
     },

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
+import { stableStringify } from '../core/canonical';
+import { cascadePolicy, overrideOf } from '../core/policy';
 import type { TrackedState } from '../core/tracking';
 import { createDirtyRepository } from '../repositories/dirty-repository';
+import { createSourceRepository } from '../repositories/source-repository';
 import { createItemRepository, type NewItemVersion } from '../repositories/item-repository';
 import { createLockRepository } from '../repositories/lock-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
@@ -62,6 +65,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = createStateRepository({ strapi });
   const dirty = createDirtyRepository({ strapi });
   const locks = createLockRepository({ strapi });
+  const sources = createSourceRepository({ strapi });
   const owner = randomUUID();
   let running: Promise<RebuildResult> | null = null;
 
@@ -89,6 +93,58 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
     }
+  }
+
+  /**
+   * Items about to be published whose licence or usage is not what the current settings and the
+   * entries as published now give (README: "Policy integrity"), or that must not be published at
+   * all (a disabled type, an entry no longer published or marked sensitive, an excluded
+   * fragment). Checked before every publish; what it finds is never published.
+   */
+  async function policyViolations(versions: readonly NewItemVersion[]): Promise<Set<string>> {
+    const refused = new Set<string>();
+    if (versions.length === 0) return refused;
+    const settings = getService(strapi, 'settings');
+    const types = new Map(settings.enabledTypes().map((t) => [t.uid, t]));
+    const { defaultLocale } = await sources.locales(settings.config().defaultLocale ?? 'en');
+    const site = settings.site(defaultLocale);
+    const groups = new Map<string, NewItemVersion[]>();
+    for (const version of versions) {
+      const key = `${version.sourceUid}|${version.sourceDocument}|${version.lang}`;
+      groups.set(key, [...(groups.get(key) ?? []), version]);
+    }
+    for (const group of groups.values()) {
+      const { sourceUid: uid, sourceDocument: documentId, lang } = group[0]!;
+      const type = types.get(uid);
+      const found = type
+        ? await sources.publishedOne(
+            uid,
+            type.policy.typeKey,
+            type.map,
+            documentId,
+            sources.isLocalized(uid) ? lang : undefined,
+            lang,
+          )
+        : null;
+      for (const version of group) {
+        const meta = found?.entry.metadata;
+        if (!type || !meta || meta.sensitive === true) {
+          refused.add(version.itemId);
+          continue;
+        }
+        const pageId = version.parent ?? version.itemId;
+        const key = version.itemId === pageId ? pageId : version.itemId.slice(pageId.length + 1);
+        const override = overrideOf(meta.fragments, version.itemId, key);
+        const expected = cascadePolicy(site.defaults, type.policy, meta, override);
+        if (
+          override?.exclude === true ||
+          version.data.license !== expected.license ||
+          stableStringify(version.data.usage) !== stableStringify(expected.usage)
+        )
+          refused.add(version.itemId);
+      }
+    }
+    return refused;
   }
 
   function toVersion(state: TrackedState, seq: number): NewItemVersion {
@@ -153,9 +209,10 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
 
     const seq = (previous?.seq ?? 0) + 1;
     await items.discardUnpublished(seq);
-    const inserts: NewItemVersion[] = [];
-    const closes: number[] = [];
-    const settled: { itemId: string; revision: number }[] = [];
+    let inserts: NewItemVersion[] = [];
+    let closes: number[] = [];
+    let settled: { itemId: string; revision: number }[] = [];
+    const closeOf = new Map<string, number>();
     const changes = { added: 0, changed: 0, removed: 0 };
     const changedPages = new Set<string>();
     let heldBack = 0;
@@ -193,6 +250,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         if (same) continue;
         if (current) {
           closes.push(current.rowId);
+          closeOf.set(state.itemId, current.rowId);
           changes.changed += 1;
         } else changes.added += 1;
         inserts.push(toVersion(state, seq));
@@ -201,6 +259,37 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       if (batch.length < PENDING_BATCH) break;
     }
 
+    // The invariant, checked against the entries as published now: whatever is refused keeps its
+    // previous version, stays pending and is recomputed at the next build.
+    const refused = await policyViolations(inserts);
+    if (refused.size > 0) {
+      const refusedVersions = inserts.filter((v) => refused.has(v.itemId));
+      for (const version of refusedVersions) {
+        if (closeOf.has(version.itemId)) changes.changed -= 1;
+        else changes.added -= 1;
+      }
+      const keptCloses = new Set([...refused].map((id) => closeOf.get(id)));
+      inserts = inserts.filter((v) => !refused.has(v.itemId));
+      closes = closes.filter((rowId) => !keptCloses.has(rowId));
+      settled = settled.filter((s) => !refused.has(s.itemId));
+      heldBack += refused.size;
+      await states.invalidate([...refused]);
+      const marked = new Set<string>();
+      for (const version of refusedVersions) {
+        const key = `${version.sourceUid}|${version.sourceDocument}`;
+        if (marked.has(key)) continue;
+        marked.add(key);
+        await dirty.mark(
+          version.sourceUid,
+          version.sourceDocument,
+          'policy-check',
+          'licence or usage differed from the current policy',
+        );
+      }
+      strapi.log.error(
+        `[sitemap-ai] policy check refused ${refused.size} items whose licence or usage differ from the current settings and entries: ${[...refused].slice(0, 5).join(', ')}${refused.size > 5 ? ' …' : ''}`,
+      );
+    }
     if (heldBack > 0) {
       strapi.log.error(
         `[sitemap-ai] ${heldBack} changed items were held back: computed under another site policy and not recomputed (see the failures)`,
