@@ -35,6 +35,10 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   settings.enabledTypes();
   // A change of config/plugins since the last start is logged here and applied by the next rebuild.
   await settings.noticeFileConfig();
+  // This instance's presence (and config) for the others on the database.
+  const instances = getService(strapi, 'instances');
+  await instances.heartbeat();
+  instances.start();
   if (settings.config().rebuildOnBootstrap) {
     const current = await getService(strapi, 'manifest')
       .current()

@@ -6,5 +6,6 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'access-log').stop();
   await getService(strapi, 'scheduler').stop();
   await getService(strapi, 'webhooks').stopDeliveryLoop();
+  await getService(strapi, 'instances').stop();
   getService(strapi, 'settings').reset();
 };

@@ -38,6 +38,29 @@ export const createLockRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return Number(renewed.count) === 1;
     },
 
+    /** Leases whose name starts with `prefix` and that have not expired at `now`. */
+    async live(
+      prefix: string,
+      now = Date.now(),
+    ): Promise<{ name: string; owner: string; expiresAt: number }[]> {
+      const rows = (await query().findMany({
+        where: { name: { $startsWith: prefix }, expires_at: { $gte: now } },
+        select: ['name', 'owner', 'expires_at'],
+      })) as { name: string; owner: string; expires_at: number | string }[];
+      return rows.map((row) => ({
+        name: row.name,
+        owner: row.owner,
+        expiresAt: Number(row.expires_at),
+      }));
+    },
+
+    /** Drop leases whose name starts with `prefix` and that expired before `now`. */
+    async prune(prefix: string, now = Date.now()): Promise<void> {
+      await query().deleteMany({
+        where: { name: { $startsWith: prefix }, expires_at: { $lt: now } },
+      });
+    },
+
     async release(name: string, token: string): Promise<void> {
       await query().deleteMany({ where: { name, owner: token } });
     },

@@ -2,6 +2,7 @@ import { createAccessLogService } from './access-log';
 import { createDashboardService } from './dashboard';
 import { createEntryPanelService } from './entry-panel';
 import { createEventsService } from './events';
+import { createInstancesService } from './instances';
 import { createManifestService } from './manifest';
 import { createReadinessService } from './readiness';
 import { createScheduler } from './scheduler';
@@ -22,4 +23,5 @@ export default {
   readiness: createReadinessService,
   dashboard: createDashboardService,
   'entry-panel': createEntryPanelService,
+  instances: createInstancesService,
 };

@@ -176,6 +176,26 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const filePrint = getService(strapi, 'settings').fileFingerprint();
     const stored = (await store().get({ key: FINGERPRINT_KEY })) as string | null;
     const storedFile = (await store().get({ key: FILE_FINGERPRINT_KEY })) as string | null;
+    if (previous && stored !== null && stored !== print) {
+      // Another live instance reads config/plugins differently and built the published snapshot
+      // with its policy: re-comparing here would re-version the site, and there at its next build.
+      const instances = getService(strapi, 'instances');
+      await instances.heartbeat();
+      const other = (await instances.disagreeing()).find((p) => p.policy === stored);
+      if (other) {
+        const message =
+          `instances disagree on config/plugins: instance ${other.id} published with another ` +
+          'effective config than this one; this instance builds nothing until they agree ' +
+          '(compare their config/plugins and environment, e.g. apiUrl or siteUrl)';
+        strapi.log.error(`[sitemap-ai] ${message}`);
+        return {
+          snapshot: previous,
+          skipped: true,
+          locked: false,
+          failures: [{ uid: '', documentId: '', message }],
+        };
+      }
+    }
     if (!previous || options.full || stored !== print) {
       // The changelog says where the change came from: config/plugins or the Settings page.
       const fileChanged = storedFile !== null && storedFile !== filePrint;
