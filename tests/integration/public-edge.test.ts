@@ -77,6 +77,14 @@ describe.each(testDatabases())(
       }
     });
 
+    it('answers oversized headers and URLs with a 4xx, not a 5xx', async () => {
+      const headers = await app.http.get(`${API}/manifest`).set('X-Padding', 'x'.repeat(20_000));
+      expect(headers.status).toBe(431);
+      const url = await app.http.get(`${API}/fragments/${'a'.repeat(12_000)}`);
+      expect(url.status).toBeGreaterThanOrEqual(400);
+      expect(url.status).toBeLessThan(500);
+    });
+
     it('sends an ETag with an item’s changelog and answers 304 to it', async () => {
       const first = await app.http.get(`${API}/fragments/${item}/changelog`).expect(200);
       expect(first.headers.etag).toMatch(/^"changelog-[0-9a-f]+"$/);
