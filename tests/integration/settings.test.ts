@@ -488,6 +488,30 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     expect((await read()).updatedAt).toBe(before.updatedAt);
   });
 
+  it('ends two saves at once with one stored value, the one this instance applies, and one re-compare', async () => {
+    const base = clone((await read()).settings);
+    const a = clone(base);
+    a.defaults.usage.cache = 'deny';
+    a.rateLimit.max = 601;
+    const b = clone(base);
+    b.defaults.usage.cache = 'allow';
+    b.rateLimit.max = 602;
+    const [savedA, savedB] = await Promise.all([save(a), save(b)]);
+    expect(savedA.status).toBe(200);
+    expect(savedB.status).toBe(200);
+    const rows = await app.strapi.db
+      .query('strapi::core-store')
+      .findMany({ where: { key: 'plugin_sitemap-ai_settings' } });
+    expect(rows).toHaveLength(1);
+    const now = (await read()).settings;
+    const winner = now.rateLimit.max === 601 ? a : b;
+    expect(now).toEqual(winner);
+    expect(config().rateLimit.max).toBe(winner.rateLimit.max);
+    expect(config().defaults.usage.cache).toBe(winner.defaults.usage.cache);
+    await rebuild();
+    expect((await rebuild()).skipped).toBe(true);
+  });
+
   it('keeps the stored settings across a restart', async () => {
     const before = await read();
     await app.close({ keepDatabase: true });

@@ -3,7 +3,8 @@ import { validate as isCronExpression } from 'node-cron';
 import type { Core } from '@strapi/strapi';
 import { parsePluginConfig, type PluginConfig } from '../core/config';
 import { FRAGMENT_TYPES, PLUGIN_ID } from '../../../shared/constants';
-import { ConfigError } from '../core/errors';
+import { ConfigError, SitemapAiError } from '../core/errors';
+import { createLockRepository } from '../repositories/lock-repository';
 import { resolveFieldMap, type Attributes, type FieldMap } from '../core/field-map';
 import type { SiteContext, TypePolicy } from '../core/items';
 import {
@@ -49,6 +50,9 @@ interface SeenFileConfig {
 }
 
 const STORE_KEY = 'settings';
+const SAVE_LEASE = 'settings-save';
+const SAVE_LEASE_MS = 10_000;
+const SAVE_WAIT_MS = 5_000;
 const FILE_CONFIG_KEY = 'file-config';
 const TOKEN_SECRET_KEY = 'token-secret';
 
@@ -61,6 +65,13 @@ type ContentTypeSchemas = Record<
     pluginOptions?: { i18n?: { localized?: boolean } };
   }
 >;
+
+/** Another save held the Settings for too long: a 409, nothing stored. */
+export class SettingsBusyError extends SitemapAiError {
+  constructor(message: string) {
+    super(message, 409);
+  }
+}
 
 /** Settings that do not validate: the 400 of PUT /sitemap-ai/settings lists them all. */
 export class SettingsValidationError extends Error {
@@ -385,9 +396,23 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         updatedBy: userId,
         fileBase: editableFromConfig(service.fileConfig()),
       };
-      await store().set({ key: STORE_KEY, value: next });
-      stored = next;
-      cached = checked.config;
+      // One save at a time across instances (a short lease): two admins saving at once end with
+      // one stored value — the later save — never two store rows or a half-applied mix.
+      const token = `${randomBytes(8).toString('hex')}`;
+      const leases = createLockRepository({ strapi });
+      const deadline = Date.now() + SAVE_WAIT_MS;
+      while (!(await leases.acquire(SAVE_LEASE, token, SAVE_LEASE_MS))) {
+        if (Date.now() > deadline)
+          throw new SettingsBusyError('another save of the Settings is in progress; try again');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      try {
+        await store().set({ key: STORE_KEY, value: next });
+      } finally {
+        await leases.release(SAVE_LEASE, token);
+      }
+      // What is stored now is what applies here (a later save on another instance included).
+      await service.load();
       await service.applied(before);
       return service.data();
     },
