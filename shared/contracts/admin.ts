@@ -275,4 +275,16 @@ export interface DashboardData {
   ingestWindowDays?: number;
   /** When the readiness checklist was computed (it is reused for the same snapshot up to 10 minutes). Added by the observability engineer. */
   readinessCheckedAt?: string;
+  /** The Strapi instances alive on this database, and whether their config/plugins agrees with this one's. */
+  instances?: InstanceSummary[];
+}
+
+export interface InstanceSummary {
+  id: string;
+  /** The instance that answered this request. */
+  self: boolean;
+  /** Its config/plugins has the same fingerprint as this instance's. */
+  agrees: boolean;
+  /** When its presence ends unless it renews it (ISO 8601). */
+  expires_at: string;
 }

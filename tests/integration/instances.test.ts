@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLockRepository } from '../../server/src/repositories/lock-repository';
+import type { DashboardData } from '../../shared/contracts/admin';
+import { superAdminToken } from '../helpers/admin';
 import { crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
@@ -54,6 +56,21 @@ describe.each(testDatabases())('instances that disagree on config/plugins on %s'
       expect(item.version, item.id).toBe(before.get(item.id)?.version);
       expect(item.content_url.startsWith('http://127.0.0.1:1999')).toBe(false);
     }
+
+    // … and the dashboard shows the disagreement
+    const owner = await superAdminToken(app);
+    const dashboard = (
+      await app.http
+        .get('/sitemap-ai/dashboard')
+        .set('Authorization', `Bearer ${owner}`)
+        .expect(200)
+    ).body.data as DashboardData;
+    expect(dashboard.instances).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ self: true, agrees: true }),
+        expect.objectContaining({ id: 'the-other-one', self: false, agrees: false }),
+      ]),
+    );
 
     // When the other instance is gone (its presence expired)
     await leases().updateMany({

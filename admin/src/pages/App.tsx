@@ -5,6 +5,7 @@ import { Layouts, Page, useRBAC } from '@strapi/strapi/admin';
 import { DashboardMetrics } from '../components/DashboardMetrics';
 import { DeliveriesTable } from '../components/DeliveriesTable';
 import { IngestTable } from '../components/IngestTable';
+import { InstancesAlert } from '../components/InstancesAlert';
 import { ReadinessChecklist } from '../components/ReadinessChecklist';
 import { RebuildOutcome } from '../components/RebuildOutcome';
 import { RequestView } from '../components/RequestView';
@@ -63,7 +64,12 @@ function Dashboard() {
           <RebuildOutcome state={rebuildState} />
 
           <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
-            {(data) => <DashboardMetrics data={data} />}
+            {(data) => (
+              <Flex direction="column" alignItems="stretch" gap={4}>
+                <InstancesAlert instances={data.instances} />
+                <DashboardMetrics data={data} />
+              </Flex>
+            )}
           </RequestView>
 
           <SectionCard title={t('readiness.title')} description={t('readiness.description')}>

@@ -30,7 +30,9 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
     async data(options: { fresh?: boolean; now?: Date } = {}): Promise<DashboardData> {
       const now = options.now ?? new Date();
       const snapshots = await getService(strapi, 'manifest').recentSnapshots(DASHBOARD_SNAPSHOTS);
-      const [readiness, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest] =
+      const instances = getService(strapi, 'instances');
+      const mine = getService(strapi, 'settings').fileFingerprint();
+      const [readiness, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest, live] =
         await Promise.all([
           getService(strapi, 'readiness').check({ fresh: options.fresh }),
           states.countPending(),
@@ -38,6 +40,7 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
           states.oldestPendingModified(),
           dirty.oldestMarkedAt(),
           getService(strapi, 'access-log').ingest(now),
+          instances.live(now.getTime()),
         ]);
       return {
         snapshots: snapshots.map(snapshotSummary),
@@ -51,6 +54,14 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
         }),
         pendingChanges,
         dirtyEntries,
+        instances: live
+          .map((p) => ({
+            id: p.id,
+            self: p.id === instances.id,
+            agrees: p.file === mine,
+            expires_at: new Date(p.expiresAt).toISOString(),
+          }))
+          .sort((a, b) => Number(b.self) - Number(a.self) || a.id.localeCompare(b.id)),
         ingest: ingest.rows.map(({ agent, type, requests, ok, drift }) => ({
           agent,
           type,
