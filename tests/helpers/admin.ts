@@ -12,6 +12,14 @@ export async function superAdminToken(app: TestApp, email = 'owner@example.com')
   return res.body.data.token as string;
 }
 
+/** Log an existing admin in through the real endpoint (after a restart) and return its JWT. */
+export async function loginToken(app: TestApp, email = 'owner@example.com'): Promise<string> {
+  const res = await app.http.post('/admin/login').send({ email, password: PASSWORD });
+  if (res.status !== 200)
+    throw new Error(`login answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data.token as string;
+}
+
 /** Create an admin user with one of Strapi's roles (e.g. strapi-editor), log in, return the JWT. */
 export async function roleToken(app: TestApp, roleCode: string, email: string): Promise<string> {
   const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
@@ -26,10 +34,7 @@ export async function roleToken(app: TestApp, roleCode: string, email: string): 
     isActive: true,
     roles: [role.id],
   });
-  const res = await app.http.post('/admin/login').send({ email, password: PASSWORD });
-  if (res.status !== 200)
-    throw new Error(`login answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body.data.token as string;
+  return loginToken(app, email);
 }
 
 /**

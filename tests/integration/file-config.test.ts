@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SettingsData } from '../../shared/contracts/admin';
 import type { ChangelogPage, ManifestItem } from '../../shared/contracts/manifest';
-import { superAdminToken } from '../helpers/admin';
+import { loginToken, superAdminToken } from '../helpers/admin';
 import { API, crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
-const PASSWORD = 'Test-Admin-2026';
 const ARTICLE = 'api::article.article';
 const GEO = 'article:geo-index:en';
 
@@ -51,12 +50,7 @@ describe.each(testDatabases())('a change of config/plugins between two starts on
       database: app.database,
       env: { SITEMAP_AI_ARTICLE_PATH: '/{locale}/blog/{slug}' },
     });
-    owner = (
-      await app.http
-        .post('/admin/login')
-        .send({ email: 'owner@example.com', password: PASSWORD })
-        .expect(200)
-    ).body.data.token as string;
+    owner = await loginToken(app);
 
     // Then the boot noticed it (the file config it saw is recorded) …
     const seenAfter = await store().get({ key: 'file-config' });

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SettingsData } from '../../shared/contracts/admin';
 import type { ManifestItem } from '../../shared/contracts/manifest';
-import { superAdminToken } from '../helpers/admin';
+import { loginToken, superAdminToken } from '../helpers/admin';
 import { API, crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
-
-const PASSWORD = 'Test-Admin-2026';
 
 /**
  * Policy integrity (issue: "a reverted permission stays published"): whatever stopped when, the
@@ -54,12 +52,7 @@ describe.each(testDatabases())(
       expect(recompare.changed).toBeGreaterThan(0);
       await app.close({ keepDatabase: true });
       app = await bootPlayground(client, { database: app.database });
-      owner = (
-        await app.http
-          .post('/admin/login')
-          .send({ email: 'owner@example.com', password: PASSWORD })
-          .expect(200)
-      ).body.data.token as string;
+      owner = await loginToken(app);
 
       // … and after the restart the owner denies training again, and a rebuild runs.
       await setTrain('deny');

@@ -11,7 +11,7 @@ import type {
 import type { ChangelogPage, ManifestItem } from '../../shared/contracts/manifest';
 import type { WebhookTestResult } from '../../shared/contracts/webhooks';
 import { SECRET_MASK } from '../../shared/settings-schema';
-import { roleToken, superAdminToken } from '../helpers/admin';
+import { loginToken, roleToken, superAdminToken } from '../helpers/admin';
 import { API, crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
@@ -516,11 +516,7 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     const before = await read();
     await app.close({ keepDatabase: true });
     app = await bootPlayground(client, { database: app.database });
-    const login = await app.http
-      .post('/admin/login')
-      .send({ email: 'owner@example.com', password: 'Test-Admin-2026' })
-      .expect(200);
-    owner = login.body.data.token as string;
+    owner = await loginToken(app);
     const after = await read();
     expect(after.settings).toEqual(before.settings);
     expect(after.updatedAt).toBe(before.updatedAt);

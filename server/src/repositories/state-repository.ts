@@ -101,6 +101,21 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = () => strapi.db.query(FRAGMENT_STATE_UID);
   const changelog = () => strapi.db.query(CHANGELOG_UID);
   const aliases = () => strapi.db.query(ALIAS_UID);
+  /** The documents (content type and document id, each once) of the states matching `where`. */
+  async function documentsWhere(where: Row): Promise<{ uid: string; documentId: string }[]> {
+    const rows = (await states().findMany({
+      where,
+      select: ['source_uid', 'source_document'],
+    })) as Row[];
+    const seen = new Map<string, { uid: string; documentId: string }>();
+    for (const row of rows)
+      seen.set(`${row.source_uid}|${row.source_document}`, {
+        uid: String(row.source_uid),
+        documentId: String(row.source_document),
+      });
+    return [...seen.values()];
+  }
+
   return {
     /** Follow the alias map from an old id to the newest id (null when `id` is not an alias). */
     async resolveAlias(id: string): Promise<string | null> {
@@ -134,18 +149,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** Documents with live (not removed) states, per content type. */
-    async liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
-      const rows = (await states().findMany({
-        where: { removed: false },
-        select: ['source_uid', 'source_document'],
-      })) as Row[];
-      const seen = new Map<string, { uid: string; documentId: string }>();
-      for (const row of rows)
-        seen.set(`${row.source_uid}|${row.source_document}`, {
-          uid: String(row.source_uid),
-          documentId: String(row.source_document),
-        });
-      return [...seen.values()];
+    liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
+      return documentsWhere({ removed: false });
     },
 
     /** States changed since the last snapshot, in item-id order after `after`. */
@@ -161,21 +166,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** Documents with pending states computed under another policy than `print` (or an unknown one). */
-    async stalePendingDocuments(print: string): Promise<{ uid: string; documentId: string }[]> {
-      const rows = (await states().findMany({
-        where: {
-          pending: true,
-          $or: [{ policy_print: { $null: true } }, { policy_print: { $ne: print } }],
-        },
-        select: ['source_uid', 'source_document'],
-      })) as Row[];
-      const seen = new Map<string, { uid: string; documentId: string }>();
-      for (const row of rows)
-        seen.set(`${row.source_uid}|${row.source_document}`, {
-          uid: String(row.source_uid),
-          documentId: String(row.source_document),
-        });
-      return [...seen.values()];
+    stalePendingDocuments(print: string): Promise<{ uid: string; documentId: string }[]> {
+      return documentsWhere({
+        pending: true,
+        $or: [{ policy_print: { $null: true } }, { policy_print: { $ne: print } }],
+      });
     },
 
     /**
