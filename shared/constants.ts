@@ -32,6 +32,9 @@ export type UsageValue = (typeof USAGE_VALUES)[number];
 
 /** SPEC §2 / §3 `embedding_hint.chunk`. */
 export const CHUNK_RULES = ['by_h2', 'by_h3', 'whole'] as const;
+
+/** Where the rate limit's counts are shared between instances: the site's database, Redis, or memory (one instance). */
+export const RATE_LIMIT_STORES = ['database', 'redis', 'memory'] as const;
 export type ChunkRule = (typeof CHUNK_RULES)[number];
 
 /** SPEC §3: `train` is denied until the site owner allows it (deny by default). */

@@ -25,6 +25,16 @@ module.exports = ({ env }) => ({
         max: env.int('SITEMAP_AI_RATE_LIMIT_MAX', 600),
         windowSeconds: 60,
       },
+      // Counts shared by every instance: the database by default, Redis when SITEMAP_AI_REDIS_URL is set.
+      rateLimitStore: {
+        kind: env(
+          'SITEMAP_AI_RATE_LIMIT_STORE',
+          env('SITEMAP_AI_REDIS_URL') ? 'redis' : 'database',
+        ),
+        ...(env('SITEMAP_AI_REDIS_URL') ? { redisUrl: env('SITEMAP_AI_REDIS_URL') } : {}),
+        keyPrefix: env('SITEMAP_AI_REDIS_PREFIX', 'sitemap-ai:'),
+        syncMs: env.int('SITEMAP_AI_RATE_LIMIT_SYNC_MS', 250),
+      },
       // Signed webhooks (SPEC §6 events): one subscriber when SITEMAP_AI_WEBHOOK_URL is set.
       webhooks: {
         subscribers: env('SITEMAP_AI_WEBHOOK_URL')

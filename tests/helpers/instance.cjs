@@ -4,7 +4,8 @@
  * A second Strapi instance for the multi-instance test: boots the playground
  * on the database named by the environment, prints "ready", publishes an edit
  * of each article slug in SLUGS when it reads "go" on stdin, prints
- * "published", and on "stop" prints its scheduler's tick count and shuts down.
+ * "published", and on "stop" prints its scheduler's tick count and shuts down. With LISTEN=1
+ * it also serves HTTP on a free port of 127.0.0.1 and prints "listening <port>" before "ready".
  */
 const path = require('node:path');
 const readline = require('node:readline');
@@ -22,6 +23,11 @@ async function main() {
   }).load();
   const documents = strapi.documents('api::article.article');
   const slugs = (process.env.SLUGS || '').split(',').filter(Boolean);
+  if (process.env.LISTEN === '1') {
+    strapi.server.mount();
+    await new Promise((resolve) => strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
+    console.log(`listening ${strapi.server.httpServer.address().port}`);
+  }
   console.log('ready');
   readline.createInterface({ input: process.stdin }).on('line', async (line) => {
     if (line.trim() === 'stop') {

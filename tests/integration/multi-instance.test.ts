@@ -29,15 +29,15 @@ function waitFor(line: string, output: string[], timeoutMs = 60_000): Promise<vo
   });
 }
 
-describe.runIf(testDatabases().includes('postgres'))(
-  'two Strapi instances on one PostgreSQL database',
-  () => {
+describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
+  'two Strapi instances on one %s database',
+  (client) => {
     let a: TestApp;
     let b: ChildProcessWithoutNullStreams;
     const output: string[] = [];
 
     beforeAll(async () => {
-      a = await bootPlayground('postgres', { env: SCHEDULE });
+      a = await bootPlayground(client, { env: SCHEDULE });
       b = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'instance.cjs')], {
         env: {
           ...process.env,

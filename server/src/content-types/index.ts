@@ -6,6 +6,7 @@ import dirtyMark from './dirty-mark/schema.json';
 import fragmentState from './fragment-state/schema.json';
 import itemVersion from './item-version/schema.json';
 import lock from './lock/schema.json';
+import rateCounter from './rate-counter/schema.json';
 import snapshot from './snapshot/schema.json';
 import webhookDelivery from './webhook-delivery/schema.json';
 
@@ -72,6 +73,20 @@ export default {
     schema: {
       ...accessLogEntry,
       indexes: [{ name: 'sitemap_ai_access_log_at_idx', columns: ['at'] }],
+    },
+  },
+  // One limit across instances: each instance adds its own counts, the limit applies to the sum.
+  'rate-counter': {
+    schema: {
+      ...rateCounter,
+      indexes: [
+        {
+          name: 'sitemap_ai_rate_counters_bucket_idx',
+          columns: ['bucket', 'instance'],
+          type: 'unique',
+        },
+        { name: 'sitemap_ai_rate_counters_expiry_idx', columns: ['expires_at'] },
+      ],
     },
   },
   'access-log-salt': {

@@ -10,6 +10,7 @@ import {
   MAX_TOKENS_LIMIT,
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
+  RATE_LIMIT_STORES,
   USAGE_VALUES,
   WEBHOOK_EVENTS,
   WEBHOOK_SECRET_MIN_LENGTH,
@@ -228,6 +229,27 @@ export const pluginConfigSchema = z
       })
       .strict()
       .default({ enabled: true, max: 600, windowSeconds: 60 }),
+    /** Where the rate limit's counts are shared between instances (docs/protocol.md "Rate limits"). */
+    rateLimitStore: z
+      .object({
+        kind: z.enum(RATE_LIMIT_STORES).default('database'),
+        redisUrl: z
+          .string()
+          .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+          .optional(),
+        keyPrefix: z.string().min(1).max(100).default('sitemap-ai:'),
+        syncMs: z.number().int().min(20).max(10_000).default(250),
+      })
+      .strict()
+      .superRefine((store, ctx) => {
+        if (store.kind === 'redis' && !store.redisUrl)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['redisUrl'],
+            message: 'is required when kind is redis',
+          });
+      })
+      .default({ kind: 'database', keyPrefix: 'sitemap-ai:', syncMs: 250 }),
     webhooks: webhooksConfigSchema,
     indexNow: indexNowConfigSchema,
     /** SPEC §8, §9: the pseudonymised access log of the public routes and how long it is kept. */

@@ -4,6 +4,7 @@ import { createEntryPanelService } from './entry-panel';
 import { createEventsService } from './events';
 import { createInstancesService } from './instances';
 import { createManifestService } from './manifest';
+import { createRateLimitService } from './rate-limit';
 import { createReadinessService } from './readiness';
 import { createScheduler } from './scheduler';
 import { createSettingsService } from './settings';
@@ -24,4 +25,5 @@ export default {
   dashboard: createDashboardService,
   'entry-panel': createEntryPanelService,
   instances: createInstancesService,
+  'rate-limit': createRateLimitService,
 };

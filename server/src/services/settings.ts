@@ -23,7 +23,6 @@ import type {
   SettingsData,
   SettingsFieldError,
 } from '../../../shared/contracts/admin';
-import { resetRateLimiter } from '../middlewares/rate-limit';
 import { getService } from '../utils/get-service';
 
 /** An enabled content type, with what the manifest reads from it. */
@@ -422,7 +421,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       const after = service.config();
       if (JSON.stringify(before.schedule) !== JSON.stringify(after.schedule))
         await getService(strapi, 'scheduler').restart();
-      resetRateLimiter(strapi);
+      getService(strapi, 'rate-limit').reset();
     },
 
     site(defaultLocale: string): SiteContext {

@@ -1,0 +1,167 @@
+import { createHmac } from 'node:crypto';
+import type { Core } from '@strapi/strapi';
+import {
+  MemoryCounterStore,
+  SharedRateLimiter,
+  type CounterStore,
+  type RateLimitDecision,
+} from '../core/rate-limit';
+import { createRateCounterRepository } from '../repositories/rate-counter-repository';
+import { createRedisCounterStore } from '../repositories/rate-counter-redis';
+import { getService } from '../utils/get-service';
+
+/** How long a client's first request in a window waits for the shared count before it is decided locally. */
+const FIRST_HIT_WAIT_MS = 250;
+/** Expired counters are deleted at most this often per instance. */
+const PRUNE_INTERVAL_MS = 60_000;
+/** A failing store is logged at most this often. */
+const ERROR_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * One rate limit for the public routes across every instance on the site's database
+ * (docs/protocol.md "Rate limits"): counts go to the store of `rateLimitStore` — the database
+ * by default, Redis when configured, memory for a single instance. A request never waits for
+ * the store longer than FIRST_HIT_WAIT_MS, and a store that fails leaves each instance
+ * limiting on its own counts (logged), never a 5xx.
+ */
+export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
+  let limiter: SharedRateLimiter | null = null;
+  let limiterKey = '';
+  let store: CounterStore | null = null;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  let lastPrune = 0;
+  let lastErrorLog = 0;
+
+  function logError(error: unknown): void {
+    const now = Date.now();
+    if (now - lastErrorLog < ERROR_LOG_INTERVAL_MS) return;
+    lastErrorLog = now;
+    strapi.log.warn(
+      `[sitemap-ai] rate limit: the shared counter store failed, limiting on this instance's own counts meanwhile: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+
+  function storeOf(): CounterStore {
+    if (store) return store;
+    const { rateLimitStore } = getService(strapi, 'settings').config();
+    if (rateLimitStore.kind === 'redis')
+      store = createRedisCounterStore({
+        url: rateLimitStore.redisUrl!,
+        keyPrefix: rateLimitStore.keyPrefix,
+        onError: logError,
+      });
+    else if (rateLimitStore.kind === 'memory') store = new MemoryCounterStore();
+    else store = createRateCounterRepository({ strapi }, getService(strapi, 'instances').id);
+    return store;
+  }
+
+  /** Hand this instance's new counts to the store and learn the totals (one run at a time). */
+  async function runOnce(): Promise<void> {
+    const current = limiter;
+    if (!current) return;
+    const now = Date.now();
+    const deltas = current.takeDeltas(now);
+    if (deltas.length > 0) {
+      try {
+        current.settle(deltas, await storeOf().add(deltas, now), now);
+      } catch (error) {
+        current.settle(deltas, null, now);
+        logError(error);
+      }
+    }
+    if (now - lastPrune >= PRUNE_INTERVAL_MS) {
+      lastPrune = now;
+      await storeOf().prune(now).catch(logError);
+    }
+  }
+
+  /** A sync that includes every count made before this call. */
+  function sync(): Promise<void> {
+    if (!running) {
+      running = runOnce().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    if (!queued)
+      queued = running.then(() => {
+        queued = null;
+        return sync();
+      });
+    return queued;
+  }
+
+  function startTimer(): void {
+    if (timer) return;
+    const { syncMs } = getService(strapi, 'settings').config().rateLimitStore;
+    timer = setInterval(() => {
+      if (limiter?.pending()) void sync();
+    }, syncMs);
+    timer.unref();
+  }
+
+  /**
+   * The same on every instance of the site and pseudonymous (no address is stored); a new limit
+   * (`max` or window) counts in new buckets, so a change in Settings starts every client afresh.
+   */
+  function clientKey(ip: string, limit: string): string {
+    const secret = getService(strapi, 'settings').tokenSecret();
+    const digest = createHmac('sha256', secret).update(ip).digest('base64url').slice(0, 22);
+    return `${digest}/${limit}`;
+  }
+
+  const service = {
+    /** Count one request of `ip` and decide it; `null` when the rate limit is off. */
+    async check(ip: string): Promise<(RateLimitDecision & { max: number }) | null> {
+      const { rateLimit, rateLimitStore } = getService(strapi, 'settings').config();
+      if (!rateLimit.enabled) return null;
+      const key = `${rateLimit.max}/${rateLimit.windowSeconds}`;
+      if (!limiter || limiterKey !== key) {
+        limiter = new SharedRateLimiter(
+          rateLimit.max,
+          rateLimit.windowSeconds * 1000,
+          rateLimitStore.syncMs,
+        );
+        limiterKey = key;
+      }
+      const current = limiter;
+      const client = clientKey(ip, key);
+      startTimer();
+      if (current.count(client, Date.now())) {
+        let timeout: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          sync(),
+          new Promise<void>((resolve) => {
+            timeout = setTimeout(resolve, FIRST_HIT_WAIT_MS);
+          }),
+        ]);
+        clearTimeout(timeout);
+      }
+      return { ...current.decide(client, Date.now()), max: rateLimit.max };
+    },
+
+    /** Store what is counted so far (tests, shutdown). */
+    flush: (): Promise<void> => sync(),
+
+    /** Forget this instance's counts (the limit changed: the next counts go to new buckets). */
+    reset(): void {
+      limiter = null;
+      limiterKey = '';
+    },
+
+    /** Store the last counts and close the store (call and await in destroy). */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await sync().catch(logError);
+      if (store) await store.close().catch(logError);
+      store = null;
+      limiter = null;
+    },
+  };
+  return service;
+};
+
+export type RateLimitService = ReturnType<typeof createRateLimitService>;

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API } from '../helpers/manifest';
+import { bootPlayground, testDatabases, type DbClient, type TestApp } from '../helpers/strapi';
+
+const LIMIT = 12;
+
+/** Boot instance B (a child process) on A's database, serving HTTP; resolves with its port. */
+function startB(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcessWithoutNullStreams; http: ReturnType<typeof supertest> }> {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'instance.cjs')], {
+    env: { ...process.env, ...env, LISTEN: '1', LOG_LEVEL: 'error', NODE_ENV: 'test' },
+  });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`instance B did not start: ${output.join('')}`)),
+      90_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const port = /listening (\d+)/.exec(output.join(''))?.[1];
+      if (port && output.join('').includes('ready')) {
+        clearTimeout(timer);
+        resolve({ child, http: supertest(`http://127.0.0.1:${port}`) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.once('exit', (code) =>
+      reject(new Error(`instance B exited (${code}): ${output.join('')}`)),
+    );
+  });
+}
+
+const stores: { client: DbClient; store: 'database' | 'redis' }[] = [
+  ...testDatabases()
+    .filter((client) => client !== 'sqlite')
+    .map((client) => ({ client, store: 'database' as const })),
+  ...testDatabases()
+    .filter((client) => client === 'postgres')
+    .map((client) => ({ client, store: 'redis' as const })),
+];
+
+/**
+ * Issue 9: N instances enforce one limit, not N — counts shared through the database (default)
+ * or Redis; the 429 and its Retry-After come from whichever instance answers.
+ */
+describe.each(stores)(
+  'one rate limit across two instances on $client, counts in $store',
+  ({ client, store }) => {
+    let a: TestApp;
+    let b: Awaited<ReturnType<typeof startB>>;
+    const env: Record<string, string> = {
+      SITEMAP_AI_RATE_LIMIT_MAX: String(LIMIT),
+      SITEMAP_AI_RATE_LIMIT_SYNC_MS: '20',
+      SITEMAP_AI_RATE_LIMIT_STORE: store,
+      ...(store === 'redis'
+        ? {
+            SITEMAP_AI_REDIS_URL: 'redis://127.0.0.1:6379',
+            SITEMAP_AI_REDIS_PREFIX: `sitemap-ai-test:${process.pid}:${Date.now()}:`,
+          }
+        : {}),
+    };
+
+    beforeAll(async () => {
+      a = await bootPlayground(client, { env });
+      b = await startB({ ...a.database.env, ...env, SITEMAP_AI_SCHEDULE: 'false' });
+    }, 180_000);
+
+    afterAll(async () => {
+      if (b && b.child.exitCode === null) {
+        const exited = new Promise((r) => b.child.once('exit', r));
+        b.child.stdin.write('stop\n');
+        await exited;
+      }
+      await a?.close();
+    });
+
+    it('lets one client through LIMIT times in all, whichever instance it asks, then 429 with Retry-After from both', async () => {
+      const answers: { instance: 'A' | 'B'; status: number; retryAfter?: string; body: unknown }[] =
+        [];
+      for (let i = 0; i < 2 * LIMIT + 4; i += 1) {
+        const instance = i % 2 === 0 ? 'A' : 'B';
+        const res = await (instance === 'A' ? a.http : b.http).get(`${API}/schema.json`);
+        answers.push({
+          instance,
+          status: res.status,
+          retryAfter: res.headers['retry-after'],
+          body: res.body,
+        });
+        // Paced like a polite crawler, so each instance has synced the other's count meanwhile.
+        await new Promise((r) => setTimeout(r, 80));
+      }
+      const statuses = answers.map((x) => x.status);
+      expect(new Set(statuses)).toEqual(new Set([200, 429]));
+      // Without sharing each instance would let LIMIT through: 2 × LIMIT in all.
+      expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
+      expect(statuses.slice(0, LIMIT).every((s) => s === 200)).toBe(true);
+      for (const instance of ['A', 'B'] as const) {
+        const refused = answers.filter((x) => x.instance === instance && x.status === 429);
+        expect(refused.length, instance).toBeGreaterThan(0);
+        for (const answer of refused) {
+          expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+          expect(Number(answer.retryAfter)).toBeLessThanOrEqual(60);
+          expect(answer.body).toMatchObject({ error: { status: 429, name: 'RateLimitError' } });
+        }
+      }
+    });
+  },
+);
+
+describe.runIf(testDatabases().includes('sqlite'))('a rate-limit store that is down', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    // Nothing listens on this port: Redis is "down" from the start.
+    app = await bootPlayground('sqlite', {
+      env: {
+        SITEMAP_AI_RATE_LIMIT_MAX: '5',
+        SITEMAP_AI_RATE_LIMIT_STORE: 'redis',
+        SITEMAP_AI_REDIS_URL: 'redis://127.0.0.1:6399',
+        PLAYGROUND_SEED: 'false',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('limits on the instance’s own counts instead of failing requests', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1) statuses.push((await app.http.get(`${API}/schema.json`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+  });
+});
