@@ -16,6 +16,11 @@ module.exports = ({ env }) => ({
       apiUrl: env('SITEMAP_AI_API_URL', `http://localhost:${env.int('PORT', 1337)}`),
       snapshotRetention: env.int('SITEMAP_AI_SNAPSHOT_RETENTION', 10),
       snapshotRetentionHours: env.float('SITEMAP_AI_SNAPSHOT_RETENTION_HOURS', 24),
+      changelogRetention: {
+        days: env.float('SITEMAP_AI_CHANGELOG_DAYS', 365),
+        keepPerItem: env.int('SITEMAP_AI_CHANGELOG_KEEP', 20),
+        collectEveryMinutes: env.int('SITEMAP_AI_CHANGELOG_COLLECT_MINUTES', 60),
+      },
       schedule: {
         enabled: env.bool('SITEMAP_AI_SCHEDULE', true),
         cron: env('SITEMAP_AI_CRON', '*/15 * * * *'),

@@ -207,6 +207,15 @@ export const pluginConfigSchema = z
     snapshotRetention: z.number().int().min(1).max(1000).default(DEFAULT_SNAPSHOT_RETENTION),
     /** Snapshots younger than this are kept too, so page tokens and `since` stay valid that long. */
     snapshotRetentionHours: z.number().min(0).max(8760).default(24),
+    /** How long item histories are kept (README "Storage"). */
+    changelogRetention: z
+      .object({
+        days: z.number().min(0).max(36_500).default(365),
+        keepPerItem: z.number().int().min(0).max(1_000).default(20),
+        collectEveryMinutes: z.number().int().min(1).max(1_440).default(60),
+      })
+      .strict()
+      .default({ days: 365, keepPerItem: 20, collectEveryMinutes: 60 }),
     rebuildOnBootstrap: z.boolean().default(true),
     schedule: z
       .object({

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+import { ITEM_VERSION_UID } from './item-repository';
 import { storedStateColumns, storedStateOf } from './stored-state';
 
 export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
@@ -101,6 +102,17 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = () => strapi.db.query(FRAGMENT_STATE_UID);
   const changelog = () => strapi.db.query(CHANGELOG_UID);
   const aliases = () => strapi.db.query(ALIAS_UID);
+
+  /** Delete the changelog rows whose ids `select` finds, a bounded batch at a time; returns how many went. */
+  async function deleteInBatches(select: () => Promise<{ id: number }[]>): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const ids = (await select()).map((row) => Number(row.id));
+      if (ids.length === 0) return deleted;
+      await changelog().deleteMany({ where: { id: { $in: ids } } });
+      deleted += ids.length;
+    }
+  }
   /** The documents (content type and document id, each once) of the states matching `where`. */
   async function documentsWhere(where: Row): Promise<{ uid: string; documentId: string }[]> {
     const rows = (await states().findMany({
@@ -242,6 +254,55 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** Full history of one item, newest first, keyset-paged by row id. */
+    /**
+     * Storage hygiene (README "Storage"): delete changelog entries written before `before` (ISO
+     * time), except the latest `keepPerItem` of each item served in snapshot `latest`; the history
+     * of an item no longer served goes whole. Returns how many entries went.
+     */
+    async collectChangelog(before: string, keepPerItem: number, latest: number): Promise<number> {
+      const knex = strapi.db.connection;
+      const log = strapi.db.metadata.get(CHANGELOG_UID).tableName;
+      const items = strapi.db.metadata.get(ITEM_VERSION_UID).tableName;
+      const BATCH = 2_000;
+      // Items gone from the site: their history is not served (404), so none of it is kept.
+      let deleted = await deleteInBatches(
+        async () =>
+          (await knex(log)
+            .select('id')
+            .where('at', '<', before)
+            .whereNotExists(
+              knex(items)
+                .select(knex.raw('1'))
+                .whereRaw('??.?? = ??.??', [items, 'item_id', log, 'item_id'])
+                .andWhere('seq_to', '>', latest),
+            )
+            .limit(BATCH)) as { id: number }[],
+      );
+      // Served items: all but the latest `keepPerItem` of the old entries.
+      deleted += await deleteInBatches(
+        async () =>
+          (await knex
+            .select('id')
+            .from(
+              knex(log)
+                .select(
+                  'id',
+                  'at',
+                  knex.raw('ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ?? DESC) AS ??', [
+                    'item_id',
+                    'id',
+                    'recency',
+                  ]),
+                )
+                .as('ranked'),
+            )
+            .where('recency', '>', keepPerItem)
+            .andWhere('at', '<', before)
+            .limit(BATCH)) as { id: number }[],
+      );
+      return deleted;
+    },
+
     async changelogPage(
       itemId: string,
       beforeRowId: number | null,

@@ -70,6 +70,24 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   let running: Promise<RebuildResult> | null = null;
 
   const store = () => strapi.store({ type: 'plugin', name: 'sitemap-ai' });
+  let lastChangelogCollect = 0;
+
+  /**
+   * Storage hygiene, at most every `changelogRetention.collectEveryMinutes` per instance: the
+   * changelog beyond its retention goes.
+   */
+  async function collectChangelog(latest: number, force = false): Promise<number> {
+    const { changelogRetention } = getService(strapi, 'settings').config();
+    const now = Date.now();
+    if (!force && now - lastChangelogCollect < changelogRetention.collectEveryMinutes * 60_000)
+      return 0;
+    lastChangelogCollect = now;
+    const before = new Date(now - changelogRetention.days * 86_400_000).toISOString();
+    const deleted = await states.collectChangelog(before, changelogRetention.keepPerItem, latest);
+    if (deleted > 0)
+      strapi.log.info(`[sitemap-ai] changelog: ${deleted} entries past retention deleted`);
+    return deleted;
+  }
 
   async function reconcileDirty(failures: RebuildResult['failures']): Promise<void> {
     const tracker = getService(strapi, 'tracker');
@@ -339,6 +357,12 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'settings').config();
     const oldest = await snapshots.collect(snapshotRetention, snapshotRetentionHours * 3_600_000);
     if (oldest !== null) await items.collect(oldest);
+    // Hygiene never fails a published build: logged, and tried again at the next interval.
+    await collectChangelog(seq).catch((error: unknown) =>
+      strapi.log.error(
+        `[sitemap-ai] changelog collection failed: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
     strapi.log.info(
       `[sitemap-ai] snapshot ${seq} published: ${record.itemCount} items (+${changes.added} ~${changes.changed} -${changes.removed}) in ${record.durationMs} ms`,
     );
@@ -347,6 +371,12 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /** Delete the changelog past its retention now (README "Storage"); returns how many entries went. */
+    async collectChangelog(): Promise<number> {
+      const latest = await snapshots.latest();
+      return latest ? collectChangelog(latest.seq, true) : 0;
+    },
+
     /**
      * Build the next snapshot. Concurrent calls in this process share one
      * build; while another instance builds, this one skips.
