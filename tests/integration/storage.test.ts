@@ -76,15 +76,25 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
       (await rows({ item_id: { $startsWith: 'article:tdm-licensing:en' } })).length,
     ).toBeGreaterThan(0);
     const total = (await rows()).length;
+    const removedBefore = Number(
+      await app.strapi.db
+        .query('plugin::sitemap-ai.fragment-state')
+        .count({ where: { removed: true } }),
+    );
+    expect(removedBefore).toBeGreaterThan(0);
 
     // When the changelog is collected
     const deleted = (await builder().collectChangelog()) as number;
 
     // Then each served item keeps its latest two, the page taken down keeps nothing
     const after = await rows();
-    expect(deleted).toBe(total - after.length);
+    expect(deleted).toBe(total - after.length + removedBefore);
     expect((await rows({ item_id: page })).map((r) => r.version)).toEqual(['v4.0', 'v5.0']);
     expect(await rows({ item_id: { $startsWith: 'article:tdm-licensing:en' } })).toEqual([]);
+    const removedStates = await app.strapi.db
+      .query('plugin::sitemap-ai.fragment-state')
+      .count({ where: { item_id: { $startsWith: 'article:tdm-licensing:en' } } });
+    expect(Number(removedStates)).toBe(0);
     const perItem = new Map<string, number>();
     for (const row of after) perItem.set(row.item_id, (perItem.get(row.item_id) ?? 0) + 1);
     expect(Math.max(...perItem.values())).toBeLessThanOrEqual(2);

@@ -303,6 +303,17 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return deleted;
     },
 
+    /**
+     * Storage hygiene: forget the states of items removed before `before` (ISO time) and not
+     * waiting for a build; an item published again after that starts a new history at v1.0.
+     */
+    async collectRemovedStates(before: string): Promise<number> {
+      const result = (await states().deleteMany({
+        where: { removed: true, pending: false, modified_at: { $lt: before } },
+      })) as { count?: number } | undefined;
+      return Number(result?.count ?? 0);
+    },
+
     async changelogPage(
       itemId: string,
       beforeRowId: number | null,

@@ -83,9 +83,13 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       return 0;
     lastChangelogCollect = now;
     const before = new Date(now - changelogRetention.days * 86_400_000).toISOString();
-    const deleted = await states.collectChangelog(before, changelogRetention.keepPerItem, latest);
+    const deleted =
+      (await states.collectChangelog(before, changelogRetention.keepPerItem, latest)) +
+      (await states.collectRemovedStates(before));
     if (deleted > 0)
-      strapi.log.info(`[sitemap-ai] changelog: ${deleted} entries past retention deleted`);
+      strapi.log.info(
+        `[sitemap-ai] changelog: ${deleted} entries and removed items' states past retention deleted`,
+      );
     return deleted;
   }
 
