@@ -230,7 +230,8 @@ export type ReadinessCheckId =
   | 'evidence'
   | 'embedding-hints'
   | 'delta-and-paging'
-  | 'schema-valid';
+  | 'schema-valid'
+  | 'policy';
 
 export interface ReadinessCheck {
   id: ReadinessCheckId;

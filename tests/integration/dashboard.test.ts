@@ -286,6 +286,7 @@ describe.each(testDatabases())(
         'embedding-hints',
         'delta-and-paging',
         'schema-valid',
+        'policy',
       ]);
       for (const id of [
         'required-fields',
@@ -294,6 +295,7 @@ describe.each(testDatabases())(
         'embedding-hints',
         'delta-and-paging',
         'schema-valid',
+        'policy',
       ]) {
         expect(
           check(data, id).ok,

@@ -125,6 +125,45 @@ describe.each(testDatabases())(
       // An entry that denies training itself keeps denying it.
       expect(items.find((i) => i.id === 'article:geo-index:en')?.usage.train).toBe('deny');
     });
+
+    it('shows in the readiness checklist which published items the current settings no longer back, until the next build', async () => {
+      const readiness = plugin().service('readiness');
+      const policyCheck = async () =>
+        (
+          (await readiness.check({ fresh: true })) as {
+            checks: {
+              id: string;
+              ok: boolean;
+              summary: string;
+              failureCount: number;
+              failures: { itemId: string; detail: string; editPath: string }[];
+            }[];
+          }
+        ).checks.find((c) => c.id === 'policy')!;
+      // Given a published snapshot that says what the settings say
+      expect((await policyCheck()).ok).toBe(true);
+
+      // When the owner denies training again and no build has run yet
+      await setTrain('deny');
+      const stale = await policyCheck();
+
+      // Then the check fails, naming the items that still say "allow" and their entries
+      expect(stale.ok).toBe(false);
+      expect(stale.failureCount).toBeGreaterThan(0);
+      const article = stale.failures.find((f) => f.itemId === 'article:fragment-permalinks:en');
+      expect(article?.detail).toMatch(/usage .*"train":"allow".* published, .*"train":"deny"/);
+      expect(article?.editPath).toMatch(
+        /^\/content-manager\/collection-types\/api::article\.article\//,
+      );
+      expect(stale.failures.some((f) => f.itemId === 'article:geo-index:en')).toBe(false);
+
+      // And after the next build it passes again
+      await plugin().service('tracker').reconcileAll('site settings changed');
+      await plugin().service('snapshot-builder').rebuild({ trigger: 'test' });
+      const fixed = await policyCheck();
+      expect(fixed.ok, fixed.summary).toBe(true);
+      expect(fixed.failureCount).toBe(0);
+    });
   },
 );
 

@@ -58,6 +58,7 @@ export const READINESS_LABELS: Record<ReadinessCheckId, MessageKey> = {
   evidence: 'readiness.evidence',
   'embedding-hints': 'readiness.embedding-hints',
   'delta-and-paging': 'readiness.delta-and-paging',
+  policy: 'readiness.policy',
   'schema-valid': 'readiness.schema-valid',
 };
 

@@ -16,6 +16,7 @@ export const READINESS_CHECK_IDS = [
   'embedding-hints',
   'delta-and-paging',
   'schema-valid',
+  'policy',
 ] as const;
 export type ReadinessCheckId = (typeof READINESS_CHECK_IDS)[number];
 

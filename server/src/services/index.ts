@@ -4,6 +4,7 @@ import { createEntryPanelService } from './entry-panel';
 import { createEventsService } from './events';
 import { createInstancesService } from './instances';
 import { createManifestService } from './manifest';
+import { createPolicyService } from './policy';
 import { createRateLimitService } from './rate-limit';
 import { createReadinessService } from './readiness';
 import { createScheduler } from './scheduler';
@@ -26,4 +27,5 @@ export default {
   'entry-panel': createEntryPanelService,
   instances: createInstancesService,
   'rate-limit': createRateLimitService,
+  policy: createPolicyService,
 };

@@ -5,7 +5,9 @@ import { PAGE_LIMIT_MAX, SCHEMA_ID } from '../../../shared/constants';
 import { NoSnapshotError } from '../core/errors';
 import {
   READINESS_CHECK_IDS,
+  READINESS_FAILURES_MAX,
   ReadinessTally,
+  type ReadinessCheckId,
   contentManagerEditPath,
   type ItemCheckResult,
   type ItemFailure,
@@ -73,7 +75,7 @@ function errorText(validate: ValidateFunction): string {
  */
 export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = createItemRepository({ strapi });
-  let cached: { seq: number; at: number; report: ReadinessReport } | null = null;
+  let cached: { seq: number; policy: string; at: number; report: ReadinessReport } | null = null;
 
   /** Page through snapshot S with the manifest service: returns paging problems. */
   async function crawl(
@@ -81,6 +83,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     tally: ReadinessTally,
     pageLimit: number,
     seen: Map<string, string>,
+    onPage: (items: ManifestItem[]) => Promise<void>,
   ): Promise<string[]> {
     const manifest = getService(strapi, 'manifest');
     const { page: validatePage } = schemaValidators();
@@ -103,6 +106,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         seen.set(item.id, item.version);
         tally.add(item);
       }
+      await onPage(page.items);
       if (page.items.length > pageLimit)
         problems.push(
           `page ${pages} holds ${page.items.length} items, more than limit ${pageLimit}`,
@@ -221,7 +225,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   /** Link failing items to their entries' edit views. */
   async function linkFailures(
     seq: number,
-    results: ItemCheckResult[],
+    results: readonly { failures: readonly ItemFailure[] }[],
   ): Promise<Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>> {
     const ids = results.flatMap((r) => r.failures.map((f) => f.itemId)).filter((id) => id !== '');
     const described = await items.describe(seq, ids);
@@ -277,7 +281,37 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     });
     // Id → version of every item paged through: what the delta is checked against.
     const versions = new Map<string, string>();
-    const paging = await crawl(snapshot, tally, pageLimit, versions);
+    // Items whose licence or usage is not what the settings and entries give now, with why.
+    const policy = new Map<string, { title: string; detail: string }>();
+    let policyCount = 0;
+    const paging = await crawl(snapshot, tally, pageLimit, versions, async (page) => {
+      const described = await items.describe(
+        snapshot.seq,
+        page.map((item) => item.id),
+      );
+      const candidates = page.flatMap((item) => {
+        const source = described.get(item.id);
+        return source
+          ? [
+              {
+                itemId: item.id,
+                ...(item.parent ? { parent: item.parent } : {}),
+                sourceUid: source.sourceUid,
+                sourceDocument: source.sourceDocument,
+                lang: source.lang,
+                data: item,
+              },
+            ]
+          : [];
+      });
+      const found = await getService(strapi, 'policy').violations(candidates);
+      policyCount += found.size;
+      for (const item of page) {
+        const detail = found.get(item.id);
+        if (detail && policy.size < READINESS_FAILURES_MAX)
+          policy.set(item.id, { title: item.title ?? item.id, detail });
+      }
+    });
     const delta = await deltaProblems(snapshot, pageLimit, versions).catch((error: unknown) => ({
       problems: [
         `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -285,7 +319,20 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
       note: '',
     }));
     versions.clear();
-    const results = tally.finish();
+    const results: (Omit<ItemCheckResult, 'id'> & { id: ReadinessCheckId })[] = [
+      ...tally.finish(),
+      {
+        id: 'policy' as const,
+        ok: policyCount === 0,
+        summary:
+          policyCount === 0
+            ? `all ${snapshot.itemCount} items say the licence and usage the current settings and entries give`
+            : `${policyCount} of ${snapshot.itemCount} items say another licence or usage than the current settings and entries give (or may not be published); the next build corrects them`,
+        failures: [...policy].map(([itemId, { title, detail }]) => ({ itemId, title, detail })),
+        failureCount: policyCount,
+        checked: snapshot.itemCount,
+      },
+    ];
     const links = await linkFailures(snapshot.seq, results);
     const byId = new Map<string, ReadinessCheck>(
       results.map((r) => [
@@ -357,13 +404,19 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         !options.pageLimit &&
         cached &&
         cached.seq === snapshot.seq &&
+        cached.policy === getService(strapi, 'settings').policyFingerprint() &&
         Date.now() - cached.at < REPORT_TTL_MS
       ) {
         return cached.report;
       }
       const report = await compute(snapshot, now, options.pageLimit ?? PAGE_LIMIT_MAX);
       if (!options.now && !options.pageLimit)
-        cached = { seq: snapshot.seq, at: Date.now(), report };
+        cached = {
+          seq: snapshot.seq,
+          policy: getService(strapi, 'settings').policyFingerprint(),
+          at: Date.now(),
+          report,
+        };
       return report;
     },
   };

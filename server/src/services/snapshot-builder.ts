@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import { stableStringify } from '../core/canonical';
-import { cascadePolicy, overrideOf } from '../core/policy';
 import type { TrackedState } from '../core/tracking';
 import { createDirtyRepository } from '../repositories/dirty-repository';
-import { createSourceRepository } from '../repositories/source-repository';
 import { createItemRepository, type NewItemVersion } from '../repositories/item-repository';
 import { createLockRepository } from '../repositories/lock-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
@@ -65,7 +62,6 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = createStateRepository({ strapi });
   const dirty = createDirtyRepository({ strapi });
   const locks = createLockRepository({ strapi });
-  const sources = createSourceRepository({ strapi });
   const owner = randomUUID();
   let running: Promise<RebuildResult> | null = null;
 
@@ -115,58 +111,6 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
     }
-  }
-
-  /**
-   * Items about to be published whose licence or usage is not what the current settings and the
-   * entries as published now give (README: "Policy integrity"), or that must not be published at
-   * all (a disabled type, an entry no longer published or marked sensitive, an excluded
-   * fragment). Checked before every publish; what it finds is never published.
-   */
-  async function policyViolations(versions: readonly NewItemVersion[]): Promise<Set<string>> {
-    const refused = new Set<string>();
-    if (versions.length === 0) return refused;
-    const settings = getService(strapi, 'settings');
-    const types = new Map(settings.enabledTypes().map((t) => [t.uid, t]));
-    const { defaultLocale } = await sources.locales(settings.config().defaultLocale ?? 'en');
-    const site = settings.site(defaultLocale);
-    const groups = new Map<string, NewItemVersion[]>();
-    for (const version of versions) {
-      const key = `${version.sourceUid}|${version.sourceDocument}|${version.lang}`;
-      groups.set(key, [...(groups.get(key) ?? []), version]);
-    }
-    for (const group of groups.values()) {
-      const { sourceUid: uid, sourceDocument: documentId, lang } = group[0]!;
-      const type = types.get(uid);
-      const found = type
-        ? await sources.publishedOne(
-            uid,
-            type.policy.typeKey,
-            type.map,
-            documentId,
-            sources.isLocalized(uid) ? lang : undefined,
-            lang,
-          )
-        : null;
-      for (const version of group) {
-        const meta = found?.entry.metadata;
-        if (!type || !meta || meta.sensitive === true) {
-          refused.add(version.itemId);
-          continue;
-        }
-        const pageId = version.parent ?? version.itemId;
-        const key = version.itemId === pageId ? pageId : version.itemId.slice(pageId.length + 1);
-        const override = overrideOf(meta.fragments, version.itemId, key);
-        const expected = cascadePolicy(site.defaults, type.policy, meta, override);
-        if (
-          override?.exclude === true ||
-          version.data.license !== expected.license ||
-          stableStringify(version.data.usage) !== stableStringify(expected.usage)
-        )
-          refused.add(version.itemId);
-      }
-    }
-    return refused;
   }
 
   function toVersion(state: TrackedState, seq: number): NewItemVersion {
@@ -303,7 +247,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
 
     // The invariant, checked against the entries as published now: whatever is refused keeps its
     // previous version, stays pending and is recomputed at the next build.
-    const refused = await policyViolations(inserts);
+    const refused = new Set((await getService(strapi, 'policy').violations(inserts)).keys());
     if (refused.size > 0) {
       const refusedVersions = inserts.filter((v) => refused.has(v.itemId));
       for (const version of refusedVersions) {
