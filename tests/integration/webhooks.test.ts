@@ -435,6 +435,63 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
     expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 
+  it('keeps every event through a receiver outage across a restart, shows the failures meanwhile, then delivers each once, signed, in order', async () => {
+    // Given nothing queued, and the receiver down (its port closed)
+    await webhooks.deliverDue(new Date(Date.now() + 365 * 86_400_000));
+    receiver.requests.length = 0;
+    await receiver.close();
+    const t0 = Date.now();
+    const minutes = (n: number) => new Date(t0 + n * 60_000);
+    const ids = [];
+    for (const name of ['w1', 'w2'])
+      ids.push((await webhooks.enqueue(eventFor(name))).deliveries[0]!);
+
+    // When deliveries are tried over the next minutes, a restart in between, and more events come
+    await webhooks.deliverDue(minutes(0));
+    await webhooks.deliverDue(minutes(2));
+    const database = app.database;
+    await app.close({ keepDatabase: true });
+    await boot(database);
+    for (const name of ['w3', 'w4'])
+      ids.push((await webhooks.enqueue(eventFor(name))).deliveries[0]!);
+    await webhooks.deliverDue(minutes(5));
+
+    // Then the delivery log shows the first event failing with the reason, and nothing lost
+    const first = await delivery(ids[0]!);
+    expect(first).toMatchObject({ status: 'pending', lastStatusCode: null });
+    expect(first.attempts).toBeGreaterThanOrEqual(2);
+    expect(first.lastError).toMatch(/ECONNREFUSED|connect|fetch failed/i);
+    for (const id of ids.slice(1)) expect((await delivery(id)).status).toBe('pending');
+    expect(receiver.requests.filter((r) => r.path === HOOK_PATH)).toHaveLength(0);
+
+    // When the receiver is back (same address) and the backoffs have passed
+    await receiver.listen(port);
+    receiver.answer.status = 200;
+    await webhooks.deliverDue(minutes(60 * 24));
+
+    // Then each event arrived exactly once, signed, in the order it happened
+    const received = receiver.requests.filter((r) => r.path === HOOK_PATH);
+    expect(received.map((r) => (JSON.parse(r.body) as ManifestUpdatedEvent).snapshot.id)).toEqual([
+      'w1',
+      'w2',
+      'w3',
+      'w4',
+    ]);
+    for (const request of received)
+      expect(
+        verifySignature(
+          request.headers['x-sitemap-ai-signature'] as string,
+          SECRET,
+          request.body,
+          new Date(),
+        ),
+      ).toBe(true);
+    for (const id of ids) expect((await delivery(id)).status).toBe('delivered');
+    // … and a later run sends none of them again
+    await webhooks.deliverDue(minutes(60 * 48));
+    expect(receiver.requests.filter((r) => r.path === HOOK_PATH)).toHaveLength(4);
+  });
+
   it('prunes finished deliveries older than the retention, and keeps pending ones', async () => {
     // Given the log holds delivered and failed rows from this run
     const before = await webhooks.log({ limit: 500 });
