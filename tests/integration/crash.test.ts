@@ -133,6 +133,13 @@ describe.runIf(testDatabases().includes('sqlite'))(
             expect(now.license, id).toBe(before.license);
             expect(now.checksum, id).toBe(before.checksum);
           }
+          // The readiness checklist's policy check agrees over the whole snapshot.
+          const report = (await app.strapi
+            .plugin('sitemap-ai')
+            .service('readiness')
+            .check({ fresh: true })) as { checks: { id: string; ok: boolean; summary: string }[] };
+          const policy = report.checks.find((c) => c.id === 'policy')!;
+          expect(policy.ok, policy.summary).toBe(true);
           // Checksums verify against the served content (a sample of every 25th item).
           for (const item of [...items.values()].filter((_, i) => i % 25 === 0)) {
             const content = await app.http.get(`${API}/fragments/${item.id}/content`).expect(200);

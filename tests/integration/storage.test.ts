@@ -110,3 +110,41 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
     expect(await builder().collectChangelog()).toBe(0);
   });
 });
+
+/**
+ * Issue 9: the access log flushes on shutdown. `record` only queues; what is queued when Strapi
+ * stops is written by `destroy`, so a clean stop loses nothing.
+ */
+describe.each(testDatabases())('access log at shutdown on %s', (client) => {
+  let app: TestApp;
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('writes every queued entry before Strapi stops', async () => {
+    app = await bootPlayground(client, { env: { PLAYGROUND_SEED: 'false' } });
+    const entries = () =>
+      app.strapi.db.query('plugin::sitemap-ai.access-log-entry').count({}) as Promise<number>;
+    const before = Number(await entries());
+    const log = app.strapi.plugin('sitemap-ai').service('access-log');
+    const N = 3_000;
+    for (let i = 0; i < N; i += 1)
+      log.record({
+        at: new Date().toISOString(),
+        agent: 'GPTBot',
+        route: 'manifest',
+        itemId: null,
+        status: 200,
+        ip: `198.51.100.${i % 250}`,
+        validators: { versions: [], checksums: [] },
+      });
+    // Stop at once, with most of them still queued
+    await app.close({ keepDatabase: true });
+    app = await bootPlayground(client, {
+      database: app.database,
+      env: { PLAYGROUND_SEED: 'false' },
+    });
+    expect(Number(await entries()) - before).toBe(N);
+  });
+});

@@ -490,6 +490,9 @@ describe.each(testDatabases())('signed webhooks on %s', (client) => {
     // … and a later run sends none of them again
     await webhooks.deliverDue(minutes(60 * 48));
     expect(receiver.requests.filter((r) => r.path === HOOK_PATH)).toHaveLength(4);
+    console.log(
+      `[webhook outage ${client}] ${received.length} events delivered once each, in order, signed; the first after ${first.attempts} refused attempts and a restart`,
+    );
   });
 
   it('prunes finished deliveries older than the retention, and keeps pending ones', async () => {
