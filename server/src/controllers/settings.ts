@@ -18,6 +18,8 @@ function objectBody(ctx: Context): Record<string, unknown> {
 /** Settings (SPEC §7): read, save, and send a test webhook. Admin JWT + plugin permission (routes/admin.ts). */
 export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) => ({
   async find(ctx: Context) {
+    // What is stored now (another instance may have saved since), never this instance's old copy.
+    await getService(strapi, 'settings').refresh();
     ctx.body = { data: getService(strapi, 'settings').data() };
   },
 

@@ -81,11 +81,14 @@ export const createInstancesService = ({ strapi }: { strapi: Core.Strapi }) => {
     start(): void {
       if (timer) return;
       timer = setInterval(() => {
-        service.heartbeat().catch((error: unknown) => {
-          strapi.log.warn(
-            `[sitemap-ai] instance heartbeat failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        });
+        // Settings saved on another instance apply here within a heartbeat, build or not.
+        Promise.all([service.heartbeat(), getService(strapi, 'settings').refresh()]).catch(
+          (error: unknown) => {
+            strapi.log.warn(
+              `[sitemap-ai] instance heartbeat failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          },
+        );
       }, HEARTBEAT_MS);
       timer.unref();
     },

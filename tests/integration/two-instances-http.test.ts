@@ -2,6 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SettingsData } from '../../shared/contracts/admin';
+import { superAdminToken } from '../helpers/admin';
 import { API } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type DbClient, type TestApp } from '../helpers/strapi';
 
@@ -50,7 +52,7 @@ const stores: { client: DbClient; store: 'database' | 'redis' }[] = [
  * or Redis; the 429 and its Retry-After come from whichever instance answers.
  */
 describe.each(stores)(
-  'one rate limit across two instances on $client, counts in $store',
+  'two instances serving HTTP on $client, rate-limit counts in $store',
   ({ client, store }) => {
     let a: TestApp;
     let b: Awaited<ReturnType<typeof startB>>;
@@ -109,6 +111,58 @@ describe.each(stores)(
           expect(answer.body).toMatchObject({ error: { status: 429, name: 'RateLimitError' } });
         }
       }
+    });
+
+    it('ends two admins saving Settings on both instances at once with one stored value both apply, and one re-compare', async () => {
+      // Given an owner logged in on each instance
+      const tokenA = await superAdminToken(a);
+      const login = await b.http
+        .post('/admin/login')
+        .send({ email: 'owner@example.com', password: 'Test-Admin-2026' });
+      expect(login.status).toBe(200);
+      const tokenB = login.body.data.token as string;
+      const read = async (http: ReturnType<typeof supertest>, token: string) =>
+        (await http.get('/sitemap-ai/settings').set('Authorization', `Bearer ${token}`).expect(200))
+          .body.data as SettingsData;
+      const base = (await read(a.http, tokenA)).settings;
+
+      // When each saves a different decision at the same moment
+      const mine = structuredClone(base);
+      mine.defaults.usage.train = 'allow';
+      const theirs = structuredClone(base);
+      theirs.defaults.usage.train = 'allow-with-citation';
+      const [savedA, savedB] = await Promise.all([
+        a.http.put('/sitemap-ai/settings').set('Authorization', `Bearer ${tokenA}`).send(mine),
+        b.http.put('/sitemap-ai/settings').set('Authorization', `Bearer ${tokenB}`).send(theirs),
+      ]);
+
+      // Then both are answered (one after the other), one value is stored, and both show it
+      expect([savedA.status, savedB.status]).toEqual([200, 200]);
+      const storedA = await read(a.http, tokenA);
+      const storedB = await read(b.http, tokenB);
+      expect(storedB.settings).toEqual(storedA.settings);
+      expect(['allow', 'allow-with-citation']).toContain(storedA.settings.defaults.usage.train);
+
+      // And one re-compare follows: a build on A re-versions the site once, a build on B then
+      // has nothing to change
+      const first = await a.http
+        .post('/sitemap-ai/rebuild')
+        .set('Authorization', `Bearer ${tokenA}`)
+        .send({});
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      const second = await b.http
+        .post('/sitemap-ai/rebuild')
+        .set('Authorization', `Bearer ${tokenB}`)
+        .send({});
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      expect(second.body.data.skipped, JSON.stringify(second.body.data)).toBe(true);
+      const entries = (await a.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany({
+        where: { desc: { $startsWith: 'site settings changed' } },
+        select: ['item_id'],
+      })) as { item_id: string }[];
+      const ids = entries.map((e) => e.item_id);
+      expect(ids.length).toBeGreaterThan(0);
+      expect(new Set(ids).size).toBe(ids.length);
     });
   },
 );
