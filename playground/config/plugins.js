@@ -21,6 +21,7 @@ module.exports = ({ env }) => ({
         keepPerItem: env.int('SITEMAP_AI_CHANGELOG_KEEP', 20),
         collectEveryMinutes: env.int('SITEMAP_AI_CHANGELOG_COLLECT_MINUTES', 60),
       },
+      rebuildOnBootstrap: env.bool('SITEMAP_AI_REBUILD_ON_BOOTSTRAP', true),
       schedule: {
         enabled: env.bool('SITEMAP_AI_SCHEDULE', true),
         cron: env('SITEMAP_AI_CRON', '*/15 * * * *'),

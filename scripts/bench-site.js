@@ -1,0 +1,276 @@
+#!/usr/bin/env node
+'use strict';
+
+/**
+ * The real-site scenario (issue 8): a site that already has N published articles meets the
+ * plugin. The articles are written straight into Strapi's own tables (seconds, not the minutes
+ * the document service takes), nothing is tracked in between, then one process times:
+ * a read + sha256 of every body (the floor any indexer pays), the plugin's first build, a full
+ * re-compare with nothing changed, 10 edits and the incremental build after them, and 100
+ * publishes with the plugin; a second boot with the plugin disabled times the same 100
+ * publishes without it. Peak RSS is sampled from a worker thread; the database is measured
+ * before and after. Prints one JSON line and a table.
+ *
+ *   node scripts/bench-site.js            N=1000 (BENCH_SITE_N=10000, or --n 100000)
+ */
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { Worker } = require('node:worker_threads');
+
+const ROOT = path.resolve(__dirname, '..');
+const PLAYGROUND = path.join(ROOT, 'playground');
+const UID = 'api::article.article';
+const flag = process.argv.indexOf('--n');
+const N = Number(flag > 0 ? process.argv[flag + 1] : process.env.BENCH_SITE_N || 1000);
+const SEED_BATCH = 250;
+
+/** Peak resident memory of the whole process, sampled every 5 ms off the main thread. */
+function rssSampler() {
+  const shared = new SharedArrayBuffer(8);
+  const peak = new BigInt64Array(shared);
+  const worker = new Worker(
+    `const { workerData } = require('node:worker_threads');
+     const peak = new BigInt64Array(workerData);
+     setInterval(() => {
+       const rss = BigInt(process.memoryUsage.rss());
+       if (rss > Atomics.load(peak, 0)) Atomics.store(peak, 0, rss);
+     }, 5);`,
+    { eval: true, workerData: shared },
+  );
+  worker.unref();
+  return {
+    /** Start a phase: the peak is what the process holds now. */
+    reset: () => Atomics.store(peak, 0, BigInt(process.memoryUsage.rss())),
+    /** Peak RSS since the last reset, in MB. */
+    peakMb: () =>
+      Math.max(Number(Atomics.load(peak, 0)), process.memoryUsage.rss()) / 2 ** 20,
+    stop: () => worker.terminate(),
+  };
+}
+
+/** A deterministic article of ~2.7 KB: a lead, 8–12 H2 sections, one table and one image. */
+function articleBody(n) {
+  const random = crypto.createHash('sha256').update(String(n)).digest();
+  const sections = 8 + (random[0] % 5);
+  const parts = [`Lead paragraph of article ${n}, citing [a primary source](https://www.w3.org/TR/).`];
+  for (let s = 1; s <= sections; s += 1) {
+    parts.push(
+      `## Section ${s} of article ${n}\n\n${'Words of the section body, plainly written. '.repeat(4 + (random[s] % 3))}`,
+    );
+    if (s === 3) parts.push(`| Metric | Value |\n|---|---|\n| reach | ${n} |\n| share | ${s}% |`);
+    if (s === 5) parts.push(`![Figure of ${n}](/uploads/figure-${n}.png "Figure of article ${n}")`);
+  }
+  return parts.join('\n\n');
+}
+
+const documentId = () => crypto.randomBytes(12).toString('base64url').toLowerCase().slice(0, 24);
+
+/** N published articles (a draft and a published row each, as Strapi keeps them), in batches. */
+async function seed(strapi) {
+  const meta = strapi.db.metadata.get(UID);
+  const column = (attribute) => meta.attributes[attribute]?.columnName ?? attribute;
+  const knex = strapi.db.connection;
+  const now = new Date();
+  let bodyBytes = 0;
+  for (let start = 0; start < N; start += SEED_BATCH) {
+    const rows = [];
+    for (let n = start; n < Math.min(N, start + SEED_BATCH); n += 1) {
+      const body = articleBody(n);
+      bodyBytes += Buffer.byteLength(body);
+      const id = documentId();
+      for (const publishedAt of [null, now]) {
+        rows.push({
+          [column('documentId')]: id,
+          [column('title')]: `Article ${n}`,
+          [column('slug')]: `article-${n}`,
+          [column('summary')]: `What article ${n} is about.`,
+          [column('body')]: body,
+          [column('locale')]: 'en',
+          [column('createdAt')]: now,
+          [column('updatedAt')]: now,
+          [column('publishedAt')]: publishedAt,
+        });
+      }
+    }
+    await knex.transaction((trx) => trx.batchInsert(meta.tableName, rows, 100));
+  }
+  return bodyBytes;
+}
+
+/** The floor: read every published body in keyset pages and hash it. */
+async function readAndHash(strapi) {
+  let lastId = 0;
+  let entries = 0;
+  const records = [];
+  for (;;) {
+    const rows = await strapi.db.query(UID).findMany({
+      select: ['id', 'slug', 'body'],
+      where: { publishedAt: { $notNull: true }, id: { $gt: lastId } },
+      orderBy: { id: 'asc' },
+      limit: 1000,
+    });
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const sha256 = crypto.createHash('sha256').update(row.body ?? '').digest('hex');
+      records.push(JSON.stringify({ id: row.id, url: `/${row.slug}`, sha256 }));
+      entries += 1;
+    }
+    lastId = rows[rows.length - 1].id;
+  }
+  return entries;
+}
+
+async function databaseFigures(strapi, file) {
+  const knex = strapi.db.connection;
+  await knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+  const total = fs.statSync(file).size;
+  let plugin = 0;
+  try {
+    const rows = await knex.raw(
+      "SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name LIKE 'sitemap_ai%' GROUP BY name",
+    );
+    for (const row of rows) plugin += Number(row.bytes);
+  } catch {
+    plugin = NaN; // dbstat not compiled in
+  }
+  return { totalMb: total / 2 ** 20, pluginMb: plugin / 2 ** 20 };
+}
+
+async function boot(env) {
+  Object.assign(process.env, env);
+  process.chdir(PLAYGROUND);
+  const { createStrapi } = require('@strapi/strapi');
+  return createStrapi({
+    appDir: PLAYGROUND,
+    distDir: PLAYGROUND,
+    autoReload: false,
+    serveAdminPanel: false,
+  }).load();
+}
+
+async function timed(sampler, work) {
+  if (global.gc) global.gc();
+  sampler.reset();
+  const before = process.memoryUsage.rss() / 2 ** 20;
+  const started = performance.now();
+  const result = await work();
+  return {
+    ms: Math.round(performance.now() - started),
+    rssPeakGrowthMb: Math.round(sampler.peakMb() - before),
+    result,
+  };
+}
+
+async function publishes(strapi, count, tag) {
+  const documents = strapi.documents(UID);
+  const drafts = await documents.findMany({ locale: 'en', status: 'draft', limit: count });
+  const started = performance.now();
+  for (const [i, draft] of drafts.entries()) {
+    await documents.update({
+      documentId: draft.documentId,
+      locale: 'en',
+      data: { body: `${draft.body}\n\n${tag} ${i}.` },
+    });
+    await documents.publish({ documentId: draft.documentId, locale: 'en' });
+  }
+  return (performance.now() - started) / drafts.length;
+}
+
+async function main() {
+  require('./build-plugin').buildPlugin({ silent: true });
+  const file = path.join(os.tmpdir(), `sai-site-${process.pid}.db`);
+  const sampler = rssSampler();
+  const env = {
+    DATABASE_FILENAME: file,
+    PLAYGROUND_SEED: 'false',
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'test',
+    SITEMAP_AI_RATE_LIMIT: 'false',
+    SITEMAP_AI_SCHEDULE: 'false',
+    SITEMAP_AI_REBUILD_ON_BOOTSTRAP: 'false',
+  };
+  const figures = { n: N, cpus: os.cpus().length, node: process.version };
+  let strapi = await boot(env);
+  try {
+    const seeded = await timed(sampler, () => seed(strapi));
+    figures.seedMs = seeded.ms;
+    figures.contentMb = seeded.result / 2 ** 20;
+    const before = await databaseFigures(strapi, file);
+    figures.dbBeforeMb = before.totalMb;
+
+    const baseline = await timed(sampler, () => readAndHash(strapi));
+    figures.readHashMs = baseline.ms;
+    figures.readHashRssMb = baseline.rssPeakGrowthMb;
+
+    const builder = strapi.plugin('sitemap-ai').service('snapshot-builder');
+    const first = await timed(sampler, () => builder.rebuild({ trigger: 'bench' }));
+    figures.firstBuildMs = first.ms;
+    figures.firstBuildRssMb = first.rssPeakGrowthMb;
+    figures.items = first.result.snapshot?.itemCount ?? 0;
+    const after = await databaseFigures(strapi, file);
+    figures.dbAfterMb = after.totalMb;
+    figures.pluginTablesMb = after.pluginMb;
+
+    const recompare = await timed(sampler, () => builder.rebuild({ trigger: 'bench', full: true }));
+    figures.recompareMs = recompare.ms;
+    figures.recompareRssMb = recompare.rssPeakGrowthMb;
+    figures.recompareChanged = recompare.result.snapshot?.changes ?? null;
+
+    await publishes(strapi, 10, 'Edited for the incremental build');
+    const incremental = await timed(sampler, () => builder.rebuild({ trigger: 'bench' }));
+    figures.incrementalMs = incremental.ms;
+    figures.incrementalChanges = incremental.result.snapshot?.changes ?? null;
+
+    figures.publishWithMs = await publishes(strapi, 100, 'Published with the plugin');
+  } finally {
+    await strapi.destroy();
+  }
+  strapi = await boot({ ...env, SITEMAP_AI_ENABLED: 'false' });
+  try {
+    figures.publishWithoutMs = await publishes(strapi, 100, 'Published without the plugin');
+  } finally {
+    await strapi.destroy();
+    await sampler.stop();
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+  }
+  return figures;
+}
+
+function report(f) {
+  const r = (x, digits = 1) => Number(x.toFixed(digits));
+  const json = {
+    ...f,
+    contentMb: r(f.contentMb),
+    dbBeforeMb: r(f.dbBeforeMb),
+    dbAfterMb: r(f.dbAfterMb),
+    pluginTablesMb: r(f.pluginTablesMb),
+    publishWithMs: r(f.publishWithMs),
+    publishWithoutMs: r(f.publishWithoutMs),
+  };
+  console.log(JSON.stringify(json));
+  const rows = [
+    ['first build', `${f.firstBuildMs} ms (${f.items} items)`, `${r(f.firstBuildMs / f.readHashMs)}× read+hash`],
+    ['full re-compare, nothing changed', `${f.recompareMs} ms`, `${r(f.recompareMs / f.readHashMs)}× read+hash`],
+    ['10 edits, incremental build', `${f.incrementalMs} ms`, `${r((100 * f.incrementalMs) / f.firstBuildMs, 2)} % of the first build`],
+    ['plugin tables on disk', `${r(f.pluginTablesMb)} MB`, `${r(f.pluginTablesMb / f.contentMb)}× the content (${r(f.contentMb)} MB)`],
+    ['database', `${r(f.dbBeforeMb)} → ${r(f.dbAfterMb)} MB`, `${r(f.dbAfterMb / f.dbBeforeMb)}×`],
+    ['peak RSS growth', `first build +${f.firstBuildRssMb} MB, re-compare +${f.recompareRssMb} MB`, `read+hash +${f.readHashRssMb} MB`],
+    ['publish latency', `${r(f.publishWithMs)} ms with, ${r(f.publishWithoutMs)} ms without`, `${r(f.publishWithMs / f.publishWithoutMs, 2)}×`],
+  ];
+  const width = Math.max(...rows.map((row) => row[0].length));
+  console.log(`\nreal site, N=${f.n} (read + sha256 of every body: ${f.readHashMs} ms; seeding ${f.seedMs} ms)`);
+  for (const [what, value, ratio] of rows) console.log(`  ${what.padEnd(width)}  ${value.padEnd(44)}  ${ratio}`);
+}
+
+main().then(
+  (figures) => {
+    report(figures);
+    process.exit(0);
+  },
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
