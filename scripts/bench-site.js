@@ -25,6 +25,60 @@ const UID = 'api::article.article';
 const flag = process.argv.indexOf('--n');
 const N = Number(flag > 0 ? process.argv[flag + 1] : process.env.BENCH_SITE_N || 1000);
 const SEED_BATCH = 250;
+/** BENCH_SITE_QUERIES=1: print the statements of the first build by total time (diagnosis). */
+const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
+
+/** BENCH_SITE_PROFILE=file.cpuprofile: a CPU profile of the first build alone (diagnosis). */
+async function withProfile(work) {
+  const file = process.env.BENCH_SITE_PROFILE;
+  if (!file) return work();
+  const inspector = require('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) =>
+    new Promise((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+/** Count and time the SQL statements knex runs while `work` runs, grouped by their shape. */
+async function withQueryLog(strapi, work) {
+  if (!QUERIES) return work();
+  const knex = strapi.db.connection;
+  const started = new Map();
+  const shapes = new Map();
+  const onQuery = (q) => started.set(q.__knexQueryUid, performance.now());
+  const onResponse = (_r, q) => {
+    const t = started.get(q.__knexQueryUid);
+    started.delete(q.__knexQueryUid);
+    const shape = q.sql
+      .replace(/\?(, \?)*/g, '?')
+      .replace(/\s+/g, ' ')
+      .slice(0, 160);
+    const entry = shapes.get(shape) ?? { count: 0, ms: 0 };
+    entry.count += 1;
+    entry.ms += t === undefined ? 0 : performance.now() - t;
+    shapes.set(shape, entry);
+  };
+  knex.on('query', onQuery).on('query-response', onResponse);
+  try {
+    return await work();
+  } finally {
+    knex.off('query', onQuery).off('query-response', onResponse);
+    const top = [...shapes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 20);
+    for (const [shape, { count, ms }] of top)
+      console.error(`${ms.toFixed(0).padStart(7)} ms ${String(count).padStart(7)}×  ${shape}`);
+  }
+}
 
 /** Peak resident memory of the whole process, sampled every 5 ms off the main thread. */
 function rssSampler() {
@@ -44,8 +98,7 @@ function rssSampler() {
     /** Start a phase: the peak is what the process holds now. */
     reset: () => Atomics.store(peak, 0, BigInt(process.memoryUsage.rss())),
     /** Peak RSS since the last reset, in MB. */
-    peakMb: () =>
-      Math.max(Number(Atomics.load(peak, 0)), process.memoryUsage.rss()) / 2 ** 20,
+    peakMb: () => Math.max(Number(Atomics.load(peak, 0)), process.memoryUsage.rss()) / 2 ** 20,
     stop: () => worker.terminate(),
   };
 }
@@ -54,7 +107,9 @@ function rssSampler() {
 function articleBody(n) {
   const random = crypto.createHash('sha256').update(String(n)).digest();
   const sections = 8 + (random[0] % 5);
-  const parts = [`Lead paragraph of article ${n}, citing [a primary source](https://www.w3.org/TR/).`];
+  const parts = [
+    `Lead paragraph of article ${n}, citing [a primary source](https://www.w3.org/TR/).`,
+  ];
   for (let s = 1; s <= sections; s += 1) {
     parts.push(
       `## Section ${s} of article ${n}\n\n${'Words of the section body, plainly written. '.repeat(4 + (random[s] % 3))}`,
@@ -113,7 +168,10 @@ async function readAndHash(strapi) {
     });
     if (rows.length === 0) break;
     for (const row of rows) {
-      const sha256 = crypto.createHash('sha256').update(row.body ?? '').digest('hex');
+      const sha256 = crypto
+        .createHash('sha256')
+        .update(row.body ?? '')
+        .digest('hex');
       records.push(JSON.stringify({ id: row.id, url: `/${row.slug}`, sha256 }));
       entries += 1;
     }
@@ -205,7 +263,9 @@ async function main() {
     figures.readHashRssMb = baseline.rssPeakGrowthMb;
 
     const builder = strapi.plugin('sitemap-ai').service('snapshot-builder');
-    const first = await timed(sampler, () => builder.rebuild({ trigger: 'bench' }));
+    const first = await timed(sampler, () =>
+      withProfile(() => withQueryLog(strapi, () => builder.rebuild({ trigger: 'bench' }))),
+    );
     figures.firstBuildMs = first.ms;
     figures.firstBuildRssMb = first.rssPeakGrowthMb;
     figures.items = first.result.snapshot?.itemCount ?? 0;
@@ -251,17 +311,44 @@ function report(f) {
   };
   console.log(JSON.stringify(json));
   const rows = [
-    ['first build', `${f.firstBuildMs} ms (${f.items} items)`, `${r(f.firstBuildMs / f.readHashMs)}× read+hash`],
-    ['full re-compare, nothing changed', `${f.recompareMs} ms`, `${r(f.recompareMs / f.readHashMs)}× read+hash`],
-    ['10 edits, incremental build', `${f.incrementalMs} ms`, `${r((100 * f.incrementalMs) / f.firstBuildMs, 2)} % of the first build`],
-    ['plugin tables on disk', `${r(f.pluginTablesMb)} MB`, `${r(f.pluginTablesMb / f.contentMb)}× the content (${r(f.contentMb)} MB)`],
+    [
+      'first build',
+      `${f.firstBuildMs} ms (${f.items} items)`,
+      `${r(f.firstBuildMs / f.readHashMs)}× read+hash`,
+    ],
+    [
+      'full re-compare, nothing changed',
+      `${f.recompareMs} ms`,
+      `${r(f.recompareMs / f.readHashMs)}× read+hash`,
+    ],
+    [
+      '10 edits, incremental build',
+      `${f.incrementalMs} ms`,
+      `${r((100 * f.incrementalMs) / f.firstBuildMs, 2)} % of the first build`,
+    ],
+    [
+      'plugin tables on disk',
+      `${r(f.pluginTablesMb)} MB`,
+      `${r(f.pluginTablesMb / f.contentMb)}× the content (${r(f.contentMb)} MB)`,
+    ],
     ['database', `${r(f.dbBeforeMb)} → ${r(f.dbAfterMb)} MB`, `${r(f.dbAfterMb / f.dbBeforeMb)}×`],
-    ['peak RSS growth', `first build +${f.firstBuildRssMb} MB, re-compare +${f.recompareRssMb} MB`, `read+hash +${f.readHashRssMb} MB`],
-    ['publish latency', `${r(f.publishWithMs)} ms with, ${r(f.publishWithoutMs)} ms without`, `${r(f.publishWithMs / f.publishWithoutMs, 2)}×`],
+    [
+      'peak RSS growth',
+      `first build +${f.firstBuildRssMb} MB, re-compare +${f.recompareRssMb} MB`,
+      `read+hash +${f.readHashRssMb} MB`,
+    ],
+    [
+      'publish latency',
+      `${r(f.publishWithMs)} ms with, ${r(f.publishWithoutMs)} ms without`,
+      `${r(f.publishWithMs / f.publishWithoutMs, 2)}×`,
+    ],
   ];
   const width = Math.max(...rows.map((row) => row[0].length));
-  console.log(`\nreal site, N=${f.n} (read + sha256 of every body: ${f.readHashMs} ms; seeding ${f.seedMs} ms)`);
-  for (const [what, value, ratio] of rows) console.log(`  ${what.padEnd(width)}  ${value.padEnd(44)}  ${ratio}`);
+  console.log(
+    `\nreal site, N=${f.n} (read + sha256 of every body: ${f.readHashMs} ms; seeding ${f.seedMs} ms)`,
+  );
+  for (const [what, value, ratio] of rows)
+    console.log(`  ${what.padEnd(width)}  ${value.padEnd(44)}  ${ratio}`);
 }
 
 main().then(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import { WRITE_BATCH } from './json';
+import { bulkInsert } from './bulk';
 
 export const ACCESS_LOG_UID = 'plugin::sitemap-ai.access-log-entry' as const;
 export const ACCESS_LOG_SALT_UID = 'plugin::sitemap-ai.access-log-salt' as const;
@@ -38,23 +38,23 @@ export const createAccessLogRepository = ({ strapi }: { strapi: Core.Strapi }) =
 
   return {
     async insert(records: readonly AccessLogRecord[]): Promise<void> {
-      for (let i = 0; i < records.length; i += WRITE_BATCH) {
-        await entries().createMany({
-          data: records.slice(i, i + WRITE_BATCH).map((r) => ({
-            at: r.at,
-            agent: r.agent,
-            route: r.route,
-            ingest_type: r.ingestType,
-            item_id: r.itemId,
-            item_type: r.itemType,
-            served_version: r.servedVersion,
-            client_version: r.clientVersion,
-            drift: r.drift,
-            status: r.status,
-            client: r.client,
-          })),
-        });
-      }
+      await bulkInsert(
+        strapi,
+        ACCESS_LOG_UID,
+        records.map((r) => ({
+          at: r.at,
+          agent: r.agent,
+          route: r.route,
+          ingest_type: r.ingestType,
+          item_id: r.itemId,
+          item_type: r.itemType,
+          served_version: r.servedVersion,
+          client_version: r.clientVersion,
+          drift: r.drift,
+          status: r.status,
+          client: r.client,
+        })),
+      );
     },
 
     /** Delete entries older than `before` (ISO time); returns how many. */

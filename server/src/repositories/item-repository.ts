@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+import { bulkInsert } from './bulk';
 import { storedStateColumns, storedStateOf } from './stored-state';
 
 export const ITEM_VERSION_UID = 'plugin::sitemap-ai.item-version' as const;
@@ -177,24 +178,24 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async insert(versions: readonly NewItemVersion[]): Promise<void> {
-      for (let i = 0; i < versions.length; i += WRITE_BATCH) {
-        await query().createMany({
-          data: versions.slice(i, i + WRITE_BATCH).map((v) => ({
-            item_id: v.itemId,
-            seq_from: v.seqFrom,
-            seq_to: OPEN_SNAPSHOT,
-            item_type: v.type,
-            lang: v.lang,
-            parent_item: v.parent ?? null,
-            source_uid: v.sourceUid,
-            source_document: v.sourceDocument,
-            ...storedStateColumns(v.state),
-            stability_pin: v.stabilityPin ?? null,
-            data: v.data,
-            content: v.content,
-          })),
-        });
-      }
+      await bulkInsert(
+        strapi,
+        ITEM_VERSION_UID,
+        versions.map((v) => ({
+          item_id: v.itemId,
+          seq_from: v.seqFrom,
+          seq_to: OPEN_SNAPSHOT,
+          item_type: v.type,
+          lang: v.lang,
+          parent_item: v.parent ?? null,
+          source_uid: v.sourceUid,
+          source_document: v.sourceDocument,
+          ...storedStateColumns(v.state),
+          stability_pin: v.stabilityPin ?? null,
+          data: v.data,
+          content: v.content,
+        })),
+      );
     },
 
     /** Close versions: they stay valid for snapshots before `seq`. */

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+import { bulkInsert } from './bulk';
 import { ITEM_VERSION_UID } from './item-repository';
 import { storedStateColumns, storedStateOf } from './stored-state';
 
@@ -215,8 +216,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Clear `pending` on states still at the revision the builder published. */
     async settle(published: readonly { itemId: string; revision: number }[]): Promise<void> {
       const byRevision = new Map<number, string[]>();
-      for (const { itemId, revision } of published)
-        byRevision.set(revision, [...(byRevision.get(revision) ?? []), itemId]);
+      for (const { itemId, revision } of published) {
+        const ids = byRevision.get(revision);
+        if (ids) ids.push(itemId);
+        else byRevision.set(revision, [itemId]);
+      }
       for (const [revision, ids] of byRevision) {
         for (let i = 0; i < ids.length; i += WRITE_BATCH) {
           await states().updateMany({
@@ -370,14 +374,22 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             data: { old_id: rename.oldId, new_id: rename.newId, created: rename.at },
           });
         }
+        // New states in multi-row inserts: the unique item id refuses one another tracker wrote first.
+        const created = writes.filter((w) => w.expectedRevision === null);
+        if (created.length > 0) {
+          try {
+            await bulkInsert(
+              strapi,
+              FRAGMENT_STATE_UID,
+              created.map((w) => toRow(w.state)),
+            );
+          } catch {
+            throw new StateConflictError(created[0]!.state.itemId);
+          }
+        }
         for (const { state, expectedRevision } of writes) {
-          if (expectedRevision === null) {
-            try {
-              await states().create({ data: toRow(state) });
-            } catch {
-              throw new StateConflictError(state.itemId);
-            }
-          } else {
+          if (expectedRevision === null) continue;
+          else {
             const result = (await states().updateMany({
               where: { item_id: state.itemId, revision: expectedRevision },
               data: toRow(state),
@@ -385,11 +397,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             if (Number(result.count) !== 1) throw new StateConflictError(state.itemId);
           }
         }
-        for (let i = 0; i < entries.length; i += WRITE_BATCH) {
-          await changelog().createMany({
-            data: entries.slice(i, i + WRITE_BATCH).map(toChangelogRow),
-          });
-        }
+        await bulkInsert(strapi, CHANGELOG_UID, entries.map(toChangelogRow));
       });
     },
   };

@@ -39,7 +39,9 @@ export const createPolicyService = ({ strapi }: { strapi: Core.Strapi }) => {
       const groups = new Map<string, PolicyCandidate[]>();
       for (const candidate of candidates) {
         const key = `${candidate.sourceUid}|${candidate.sourceDocument}|${candidate.lang}`;
-        groups.set(key, [...(groups.get(key) ?? []), candidate]);
+        const group = groups.get(key);
+        if (group) group.push(candidate);
+        else groups.set(key, [candidate]);
       }
       for (const group of groups.values()) {
         const { sourceUid: uid, sourceDocument: documentId, lang } = group[0]!;

@@ -95,7 +95,9 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const byDocument = new Map<string, typeof marks>();
     for (const mark of marks) {
       const key = `${mark.uid}|${mark.documentId}`;
-      byDocument.set(key, [...(byDocument.get(key) ?? []), mark]);
+      const group = byDocument.get(key);
+      if (group) group.push(mark);
+      else byDocument.set(key, [mark]);
     }
     for (const group of byDocument.values()) {
       const { uid, documentId } = group[0]!;
