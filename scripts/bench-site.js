@@ -13,7 +13,7 @@
  *
  *   node scripts/bench-site.js            N=1000 (BENCH_SITE_N=10000, or --n 100000)
  */
-const crypto = require('node:crypto');
+const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -105,7 +105,7 @@ function rssSampler() {
 
 /** A deterministic article of ~2.7 KB: a lead, 8–12 H2 sections, one table and one image. */
 function articleBody(n) {
-  const random = crypto.createHash('sha256').update(String(n)).digest();
+  const random = createHash('sha256').update(String(n)).digest();
   const sections = 8 + (random[0] % 5);
   const parts = [
     `Lead paragraph of article ${n}, citing [a primary source](https://www.w3.org/TR/).`,
@@ -120,7 +120,7 @@ function articleBody(n) {
   return parts.join('\n\n');
 }
 
-const documentId = () => crypto.randomBytes(12).toString('base64url').toLowerCase().slice(0, 24);
+const documentId = () => randomBytes(12).toString('base64url').toLowerCase().slice(0, 24);
 
 /** N published articles (a draft and a published row each, as Strapi keeps them), in batches. */
 async function seed(strapi) {

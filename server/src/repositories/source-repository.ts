@@ -269,6 +269,32 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return doc ? (doc[METADATA_ATTRIBUTE] ?? null) : undefined;
     },
 
+    /**
+     * The editors' values (`sitemapAi`) of the published versions of `documentIds` in `locale`,
+     * read without their content: one query per 200 documents. A document with no published
+     * version in that locale is absent from the map.
+     */
+    async publishedMetadata(
+      uid: string,
+      documentIds: readonly string[],
+      locale: string | undefined,
+    ): Promise<Map<string, EntrySource['metadata']>> {
+      const result = new Map<string, EntrySource['metadata']>();
+      const ids = [...new Set(documentIds)];
+      for (let i = 0; i < ids.length; i += 200) {
+        const docs = (await strapi.documents(uid as never).findMany({
+          status: 'published',
+          ...(locale ? { locale } : {}),
+          filters: { documentId: { $in: ids.slice(i, i + 200) } },
+          fields: ['documentId', METADATA_ATTRIBUTE],
+          limit: 200,
+        } as never)) as unknown as Doc[];
+        for (const doc of docs)
+          result.set(String(doc.documentId), readEntryMetadata(doc[METADATA_ATTRIBUTE]).metadata);
+      }
+      return result;
+    },
+
     /** Published entries of one type in one locale, in documentId order, a page at a time. */
     async *published(
       uid: string,

@@ -4,7 +4,10 @@ import {
   diffDocument,
   ITEM_CHANGELOG_DAYS,
   ITEM_CHANGELOG_MAX,
+  type AliasRecord,
   type ChangelogRecord,
+  type StateWrite,
+  type TrackedState,
 } from '../core/tracking';
 import type { EntrySource, ItemDraft } from '../core/types';
 import { createSourceRepository } from '../repositories/source-repository';
@@ -76,6 +79,68 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     return drafts;
   }
 
+  interface DocumentRead {
+    documentId: string;
+    entries: EntrySource[];
+    drafts: ItemDraft[];
+    langs: string[];
+  }
+
+  /**
+   * What tracking `documents` (of one type) writes: their new states, changelog entries and
+   * aliases, from the states and recent changelog read for all of them at once.
+   */
+  async function diffDocuments(uid: string, documents: readonly DocumentRead[], cause?: string) {
+    const all = await states.forDocuments(
+      uid,
+      documents.map((d) => d.documentId),
+    );
+    const currentOf = new Map<string, (TrackedState & { pending: boolean })[]>();
+    for (const state of all) {
+      const list = currentOf.get(state.sourceDocument);
+      if (list) list.push(state);
+      else currentOf.set(state.sourceDocument, [state]);
+    }
+    const now = new Date().toISOString();
+    const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * 86_400_000).toISOString();
+    const ids = new Set(all.map((s) => s.itemId));
+    for (const document of documents) for (const draft of document.drafts) ids.add(draft.id);
+    const recent = await states.recentChangelog([...ids], since, ITEM_CHANGELOG_MAX);
+    const print = settings().policyFingerprint();
+    const result = {
+      writes: [] as StateWrite[],
+      changelog: [] as ChangelogRecord[],
+      aliases: [] as AliasRecord[],
+      changed: 0,
+    };
+    for (const { documentId, entries, drafts, langs } of documents) {
+      const current = currentOf.get(documentId) ?? [];
+      const diff = diffDocument({
+        uid,
+        documentId,
+        drafts,
+        langs,
+        states: current,
+        reasons: Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason])),
+        recent,
+        now,
+        cause,
+      });
+      // Every state written now was computed under today's policy; a pending state computed
+      // under another one whose result is the same is stamped so the builder may publish it.
+      const written = new Set(diff.writes.map((w) => w.state.itemId));
+      const restamps = current
+        .filter((s) => !written.has(s.itemId) && s.pending && s.policyPrint !== print)
+        .map((s) => ({ state: { ...s, revision: s.revision + 1 }, expectedRevision: s.revision }));
+      for (const write of [...diff.writes, ...restamps])
+        result.writes.push({ ...write, state: { ...write.state, policyPrint: print } });
+      result.changelog.push(...diff.changelog);
+      result.aliases.push(...diff.aliases);
+      result.changed += diff.writes.length;
+    }
+    return result;
+  }
+
   async function apply(
     uid: string,
     documentId: string,
@@ -83,42 +148,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     cause: string | undefined,
   ): Promise<TrackResult> {
     for (let attempt = 1; ; attempt += 1) {
-      const { entries, drafts, langs } = await read();
-      const current = await states.forDocuments(uid, [documentId]);
-      const now = new Date().toISOString();
-      const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * 86_400_000).toISOString();
-      const ids = [...new Set([...drafts.map((d) => d.id), ...current.map((s) => s.itemId)])];
-      const recent = await states.recentChangelog(ids, since, ITEM_CHANGELOG_MAX);
-      const reasons = Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
-      const print = settings().policyFingerprint();
-      const diff = diffDocument({
-        uid,
-        documentId,
-        drafts,
-        langs,
-        states: current,
-        reasons,
-        recent,
-        now,
-        cause,
-      });
-      const { changelog, aliases } = diff;
-      // Every state written now was computed under today's policy; a pending state computed
-      // under another one whose result is the same is stamped so the builder may publish it.
-      const written = new Set(diff.writes.map((w) => w.state.itemId));
-      const restamps = current
-        .filter((s) => !written.has(s.itemId) && s.pending && s.policyPrint !== print)
-        .map((s) => ({
-          state: { ...s, revision: s.revision + 1 },
-          expectedRevision: s.revision,
-        }));
-      const writes = [...diff.writes, ...restamps].map((w) => ({
-        ...w,
-        state: { ...w.state, policyPrint: print },
-      }));
+      const diff = await diffDocuments(uid, [{ documentId, ...(await read()) }], cause);
       try {
-        await states.write(writes, changelog, aliases);
-        return { changelog, changed: diff.writes.length };
+        await states.write(diff.writes, diff.changelog, diff.aliases);
+        return { changelog: diff.changelog, changed: diff.changed };
       } catch (error) {
         if (!(error instanceof StateConflictError) || attempt >= MAX_ATTEMPTS) throw error;
       }
@@ -206,9 +239,36 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         }
         const ids = [...byDocument.keys()];
         for (let i = 0; i < ids.length; i += BATCH) {
-          for (const documentId of ids.slice(i, i + BATCH)) {
-            seen.add(`${type.uid}|${documentId}`);
-            documents += 1;
+          const batch = ids.slice(i, i + BATCH);
+          for (const documentId of batch) seen.add(`${type.uid}|${documentId}`);
+          documents += batch.length;
+          // A batch of documents is read, compared and written in one transaction; when another
+          // tracker (a publish meanwhile) wrote one of them first, they are done one by one.
+          try {
+            const diff = await diffDocuments(
+              type.uid,
+              batch.map((documentId) => {
+                const entries = byDocument.get(documentId)!;
+                return {
+                  documentId,
+                  entries,
+                  drafts: draftsOf(type, entries, defaultLocale),
+                  langs,
+                };
+              }),
+              cause,
+            );
+            await states.write(diff.writes, diff.changelog, diff.aliases);
+            changed += diff.changed;
+            continue;
+          } catch (error) {
+            if (!(error instanceof StateConflictError)) {
+              strapi.log.warn(
+                `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${error instanceof Error ? error.message : String(error)}`,
+              );
+            }
+          }
+          for (const documentId of batch) {
             const entries = byDocument.get(documentId)!;
             try {
               const result = await serialized(`${type.uid}|${documentId}`, () =>
