@@ -168,8 +168,7 @@ async function readAndHash(strapi) {
     });
     if (rows.length === 0) break;
     for (const row of rows) {
-      const sha256 = crypto
-        .createHash('sha256')
+      const sha256 = createHash('sha256')
         .update(row.body ?? '')
         .digest('hex');
       records.push(JSON.stringify({ id: row.id, url: `/${row.slug}`, sha256 }));
@@ -185,15 +184,19 @@ async function databaseFigures(strapi, file) {
   await knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
   const total = fs.statSync(file).size;
   let plugin = 0;
+  const tables = {};
   try {
     const rows = await knex.raw(
       "SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name LIKE 'sitemap_ai%' GROUP BY name",
     );
-    for (const row of rows) plugin += Number(row.bytes);
+    for (const row of rows) {
+      plugin += Number(row.bytes);
+      if (Number(row.bytes) > 2 ** 18) tables[row.name] = Number((row.bytes / 2 ** 20).toFixed(1));
+    }
   } catch {
     plugin = NaN; // dbstat not compiled in
   }
-  return { totalMb: total / 2 ** 20, pluginMb: plugin / 2 ** 20 };
+  return { totalMb: total / 2 ** 20, pluginMb: plugin / 2 ** 20, tables };
 }
 
 async function boot(env) {
@@ -272,6 +275,7 @@ async function main() {
     const after = await databaseFigures(strapi, file);
     figures.dbAfterMb = after.totalMb;
     figures.pluginTablesMb = after.pluginMb;
+    figures.pluginTables = after.tables;
 
     const recompare = await timed(sampler, () => builder.rebuild({ trigger: 'bench', full: true }));
     figures.recompareMs = recompare.ms;
