@@ -35,7 +35,7 @@ export default {
       indexes: [
         { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
         { name: 'sitemap_ai_states_source_idx', columns: ['source_uid', 'source_document'] },
-        { name: 'sitemap_ai_states_pending_idx', columns: ['pending'] },
+        { name: 'sitemap_ai_states_pending_idx', columns: ['pending', 'item_id'] },
       ],
     },
   },

@@ -37,7 +37,7 @@ const LOCK_NAME = 'rebuild';
  */
 export const LEASE_MS = 20_000;
 const LEASE_RENEW_MS = 5_000;
-const PENDING_BATCH = 5000;
+const PENDING_BATCH = 2000;
 const FINGERPRINT_KEY = 'settings-fingerprint';
 const FILE_FINGERPRINT_KEY = 'file-config-fingerprint';
 const LAST_TICK_KEY = 'last-scheduled-tick';
@@ -56,6 +56,19 @@ export class LeaseLostError extends Error {
  * snapshot — unchanged items are not touched. One builder at a time across
  * instances (a lock in the database); a crashed builder's lock expires.
  */
+/** Counts per item type after adding `delta` to `counts`; types that reach zero are left out. */
+function applyCountDelta(
+  counts: Readonly<Record<string, number>>,
+  delta: ReadonlyMap<string, number>,
+): Record<string, number> {
+  const result: Record<string, number> = {};
+  for (const type of new Set([...Object.keys(counts), ...delta.keys()])) {
+    const n = (counts[type] ?? 0) + (delta.get(type) ?? 0);
+    if (n > 0) result[type] = n;
+  }
+  return result;
+}
+
 export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = createItemRepository({ strapi });
   const snapshots = createSnapshotRepository({ strapi });
@@ -197,13 +210,17 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
 
     const seq = (previous?.seq ?? 0) + 1;
     await items.discardUnpublished(seq);
-    let inserts: NewItemVersion[] = [];
-    let closes: number[] = [];
+    // Written a batch at a time (memory stays flat on large sites): rows of snapshot `seq` are
+    // invisible until it is published, and an interrupted build's are discarded by the next.
     let settled: { itemId: string; revision: number }[] = [];
-    const closeOf = new Map<string, number>();
     const changes = { added: 0, changed: 0, removed: 0 };
+    /** Items per type gained (+) or lost (−) against the previous snapshot. */
+    const countDelta = new Map<string, number>();
+    const count = (type: string, by: number) =>
+      countDelta.set(type, (countDelta.get(type) ?? 0) + by);
     const changedPages = new Set<string>();
     let heldBack = 0;
+    let written = 0;
     let after = '';
     for (;;) {
       const batch = await states.pending(PENDING_BATCH, after);
@@ -212,18 +229,23 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       const open = new Map(
         (await items.openFor(batch.map((s) => s.itemId))).map((v) => [v.itemId, v]),
       );
+      let inserts: NewItemVersion[] = [];
+      let closes: number[] = [];
+      let batchSettled: { itemId: string; revision: number }[] = [];
+      const closeOf = new Map<string, number>();
       for (const state of batch) {
         if (state.policyPrint !== print) {
           // Never publish a licence or usage computed under another policy: it waits, pending.
           heldBack += 1;
           continue;
         }
-        settled.push({ itemId: state.itemId, revision: state.revision });
+        batchSettled.push({ itemId: state.itemId, revision: state.revision });
         const current = open.get(state.itemId);
         if (state.removed) {
           if (current) {
             closes.push(current.rowId);
             changes.removed += 1;
+            count(state.type, -1);
             changedPages.add(String(state.data.signals?.canonical ?? state.data.url));
           }
           continue;
@@ -240,58 +262,73 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
           closes.push(current.rowId);
           closeOf.set(state.itemId, current.rowId);
           changes.changed += 1;
-        } else changes.added += 1;
+        } else {
+          changes.added += 1;
+          count(state.type, 1);
+        }
         inserts.push(toVersion(state, seq));
         changedPages.add(String(state.data.signals?.canonical ?? state.data.url));
       }
-      if (batch.length < PENDING_BATCH) break;
-    }
 
-    // The invariant, checked against the entries as published now: whatever is refused keeps its
-    // previous version, stays pending and is recomputed at the next build.
-    const refused = new Set((await getService(strapi, 'policy').violations(inserts)).keys());
-    if (refused.size > 0) {
-      const refusedVersions = inserts.filter((v) => refused.has(v.itemId));
-      for (const version of refusedVersions) {
-        if (closeOf.has(version.itemId)) changes.changed -= 1;
-        else changes.added -= 1;
-      }
-      const keptCloses = new Set([...refused].map((id) => closeOf.get(id)));
-      inserts = inserts.filter((v) => !refused.has(v.itemId));
-      closes = closes.filter((rowId) => !keptCloses.has(rowId));
-      settled = settled.filter((s) => !refused.has(s.itemId));
-      heldBack += refused.size;
-      await states.invalidate([...refused]);
-      const marked = new Set<string>();
-      for (const version of refusedVersions) {
-        const key = `${version.sourceUid}|${version.sourceDocument}`;
-        if (marked.has(key)) continue;
-        marked.add(key);
-        await dirty.mark(
-          version.sourceUid,
-          version.sourceDocument,
-          'policy-check',
-          'licence or usage differed from the current policy',
+      // The invariant, checked against the entries as published now: whatever is refused keeps
+      // its previous version, stays pending and is recomputed at the next build.
+      const refused = new Set((await getService(strapi, 'policy').violations(inserts)).keys());
+      if (refused.size > 0) {
+        const refusedVersions = inserts.filter((v) => refused.has(v.itemId));
+        for (const version of refusedVersions) {
+          if (closeOf.has(version.itemId)) changes.changed -= 1;
+          else {
+            changes.added -= 1;
+            count(version.type, -1);
+          }
+        }
+        const keptCloses = new Set([...refused].map((id) => closeOf.get(id)));
+        inserts = inserts.filter((v) => !refused.has(v.itemId));
+        closes = closes.filter((rowId) => !keptCloses.has(rowId));
+        batchSettled = batchSettled.filter((s) => !refused.has(s.itemId));
+        heldBack += refused.size;
+        await states.invalidate([...refused]);
+        const marked = new Set<string>();
+        for (const version of refusedVersions) {
+          const key = `${version.sourceUid}|${version.sourceDocument}`;
+          if (marked.has(key)) continue;
+          marked.add(key);
+          await dirty.mark(
+            version.sourceUid,
+            version.sourceDocument,
+            'policy-check',
+            'licence or usage differed from the current policy',
+          );
+        }
+        strapi.log.error(
+          `[sitemap-ai] policy check refused ${refused.size} items whose licence or usage differ from the current settings and entries: ${[...refused].slice(0, 5).join(', ')}${refused.size > 5 ? ' …' : ''}`,
         );
       }
-      strapi.log.error(
-        `[sitemap-ai] policy check refused ${refused.size} items whose licence or usage differ from the current settings and entries: ${[...refused].slice(0, 5).join(', ')}${refused.size > 5 ? ' …' : ''}`,
-      );
+      if (inserts.length > 0 || closes.length > 0) {
+        // Fencing: only the lease holder writes the snapshot.
+        await fence();
+        await items.close(closes, seq);
+        await items.insert(inserts);
+        written += inserts.length + closes.length;
+      }
+      settled = settled.concat(batchSettled);
+      if (batch.length < PENDING_BATCH) break;
     }
     if (heldBack > 0) {
       strapi.log.error(
         `[sitemap-ai] ${heldBack} changed items were held back: computed under another site policy and not recomputed (see the failures)`,
       );
     }
-    if (previous && inserts.length === 0 && closes.length === 0) {
+    if (previous && written === 0) {
       await states.settle(settled);
       return { snapshot: previous, skipped: true, locked: false, failures };
     }
-    // Fencing: only the lease holder writes the snapshot.
     await fence();
-    await items.close(closes, seq);
-    await items.insert(inserts);
-    const counts = await items.countByType(seq);
+    // The previous snapshot's counts and this build's additions and removals; counted afresh for
+    // a first snapshot (the readiness checklist compares them with what paging reads).
+    const counts = previous
+      ? applyCountDelta(previous.counts, countDelta)
+      : await items.countByType(seq);
     const record: SnapshotRecord = {
       seq,
       builtAt: new Date(started).toISOString(),
