@@ -11,7 +11,10 @@
  * publishes without it. Peak RSS is sampled from a worker thread; the database is measured
  * before and after. Prints one JSON line and a table.
  *
- *   node scripts/bench-site.js            N=1000 (BENCH_SITE_N=10000, or --n 100000)
+ *   node --expose-gc scripts/bench-site.js      N=1000 (BENCH_SITE_N=10000, or --n 100000)
+ *
+ * BENCH_SITE_QUERIES=1 prints the SQL of each build by total time; BENCH_SITE_PROFILE=file
+ * writes a CPU profile of the first build.
  */
 const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
@@ -241,7 +244,8 @@ async function publishes(strapi, count, tag) {
 }
 
 async function main() {
-  require('./build-plugin').buildPlugin({ silent: true });
+  if (process.env.BENCH_SITE_NO_BUILD !== '1')
+    require('./build-plugin').buildPlugin({ silent: true });
   const file = path.join(os.tmpdir(), `sai-site-${process.pid}.db`);
   const sampler = rssSampler();
   const env = {

@@ -4,8 +4,11 @@
 /**
  * Benchmarks (figures, not pass/fail): fragmenting throughput of the pure core,
  * then a full and an incremental rebuild and a complete crawl on a booted
- * playground (SQLite) with generated articles. BENCH_ENTRIES sets the count.
+ * playground (SQLite) with generated articles (BENCH_ENTRIES sets the count),
+ * then the real-site scenario (scripts/bench-site.js) for 1k and 10k existing
+ * articles, each in its own process; `--site-n 1000,10000,100000` picks the sizes.
  */
+const { spawnSync } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -186,9 +189,26 @@ async function benchStrapi() {
   }
 }
 
+/** The real-site scenario per size, each in a fresh process (its memory figures are its own). */
+function benchSites() {
+  const flag = process.argv.indexOf('--site-n');
+  const sizes = (flag > 0 ? process.argv[flag + 1] : '1000,10000').split(',').map(Number);
+  for (const n of sizes) {
+    const run = spawnSync(
+      process.execPath,
+      ['--expose-gc', path.join(__dirname, 'bench-site.js'), '--n', String(n)],
+      { stdio: 'inherit', env: { ...process.env, BENCH_SITE_NO_BUILD: '1' } },
+    );
+    if (run.status !== 0) throw new Error(`bench-site --n ${n} failed (${run.status})`);
+  }
+}
+
 benchCore();
 benchStrapi().then(
-  () => process.exit(0),
+  () => {
+    benchSites();
+    process.exit(0);
+  },
   (error) => {
     console.error(error);
     process.exit(1);
