@@ -243,6 +243,64 @@ async function publishes(strapi, count, tag) {
   return (performance.now() - started) / drafts.length;
 }
 
+/** Whether the classic sitemap plugin (bench-only devDependencies) is installed. */
+function webtoolsInstalled() {
+  try {
+    require.resolve('strapi-plugin-webtools/package.json');
+    require.resolve('webtools-addon-sitemap/package.json');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The classic sitemap of the same articles: webtools' URL pattern on the article type and its
+ * default sitemap holding it, the URL aliases generated for the existing entries the way a site
+ * owner installing it does (bulk generate, not timed), then one full sitemap build (timed).
+ */
+async function classicSitemap(strapi, sampler) {
+  const started = performance.now();
+  await strapi.documents('plugin::webtools.url-pattern').create({
+    data: { pattern: '/articles/[slug]', contenttype: UID, languages: ['en'] },
+  });
+  const store = strapi.store({ environment: '', type: 'plugin', name: 'sitemap' });
+  const config = await strapi.plugin('webtools-addon-sitemap').service('settings').getConfig();
+  config.sitemaps.default = {
+    ...(config.sitemaps.default ?? {}),
+    hostname: 'https://example.com',
+    includeHomepage: true,
+    excludeDrafts: true,
+    languageFilter: 'off',
+    hostname_overrides: {},
+    customEntries: {},
+    contentTypes: {
+      [UID]: { languages: { und: { priority: 0.5, changefreq: 'weekly', includeLastmod: true } } },
+    },
+  };
+  await store.set({ key: 'settings', value: config });
+  const aliases = await strapi
+    .plugin('webtools')
+    .service('bulk-generate')
+    .generateUrlAliases({ types: [UID], generationType: 'all' });
+  const setupMs = Math.round(performance.now() - started);
+  const build = await timed(sampler, () =>
+    strapi.plugin('webtools-addon-sitemap').service('core').createSitemap('default'),
+  );
+  // What it built: the URLs of its sitemap (the articles and the homepage).
+  const stored = await strapi
+    .plugin('webtools-addon-sitemap')
+    .service('query')
+    .getSitemap('default', 0, ['link_count']);
+  return {
+    aliases,
+    setupMs,
+    links: Number(stored?.link_count ?? 0),
+    ms: build.ms,
+    rssPeakGrowthMb: build.rssPeakGrowthMb,
+  };
+}
+
 async function main() {
   if (process.env.BENCH_SITE_NO_BUILD !== '1')
     require('./build-plugin').buildPlugin({ silent: true });
@@ -305,6 +363,23 @@ async function main() {
     figures.publishWithoutMs = await publishes(strapi, 100, 'Published without the plugin');
   } finally {
     await strapi.destroy();
+  }
+  try {
+    if (webtoolsInstalled()) {
+      // Same process, same database, the plugin off: the classic sitemap of the same articles.
+      strapi = await boot({ ...env, SITEMAP_AI_ENABLED: 'false', BENCH_WEBTOOLS: '1' });
+      try {
+        const classic = await classicSitemap(strapi, sampler);
+        figures.webtoolsMs = classic.ms;
+        figures.webtoolsRssMb = classic.rssPeakGrowthMb;
+        figures.webtoolsSetupMs = classic.setupMs;
+        figures.webtoolsAliases = classic.aliases;
+        figures.webtoolsLinks = classic.links;
+      } finally {
+        await strapi.destroy();
+      }
+    }
+  } finally {
     await sampler.stop();
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
   }
@@ -323,17 +398,22 @@ function report(f) {
     publishWithoutMs: r(f.publishWithoutMs),
   };
   console.log(JSON.stringify(json));
+  const against = (ms) =>
+    f.webtoolsMs
+      ? `${r(ms / f.webtoolsMs)}× the classic sitemap`
+      : `${r(ms / f.readHashMs)}× read+hash`;
   const rows = [
-    [
-      'first build',
-      `${f.firstBuildMs} ms (${f.items} items)`,
-      `${r(f.firstBuildMs / f.readHashMs)}× read+hash`,
-    ],
-    [
-      'full re-compare, nothing changed',
-      `${f.recompareMs} ms`,
-      `${r(f.recompareMs / f.readHashMs)}× read+hash`,
-    ],
+    ...(f.webtoolsMs
+      ? [
+          [
+            'classic sitemap (webtools), full build',
+            `${f.webtoolsMs} ms (${f.webtoolsLinks} URLs, +${f.webtoolsRssMb} MB RSS)`,
+            `${r(f.webtoolsMs / f.readHashMs)}× read+hash`,
+          ],
+        ]
+      : []),
+    ['first build', `${f.firstBuildMs} ms (${f.items} items)`, against(f.firstBuildMs)],
+    ['full re-compare, nothing changed', `${f.recompareMs} ms`, against(f.recompareMs)],
     [
       '10 edits, incremental build',
       `${f.incrementalMs} ms`,

@@ -102,4 +102,19 @@ module.exports = ({ env }) => ({
       },
     },
   },
+  // The classic sitemap, for the real-site bench only (scripts/bench-site.js, BENCH_WEBTOOLS=1):
+  // the figure the plugin's first build is measured against. Bench-only devDependencies.
+  ...(env('BENCH_WEBTOOLS') === '1'
+    ? {
+        webtools: {
+          enabled: true,
+          resolve: path.dirname(require.resolve('strapi-plugin-webtools/package.json')),
+        },
+        'webtools-addon-sitemap': {
+          enabled: true,
+          resolve: path.dirname(require.resolve('webtools-addon-sitemap/package.json')),
+          config: { cron: false, autoGenerate: false, limit: 45000, xsl: true },
+        },
+      }
+    : {}),
 });
