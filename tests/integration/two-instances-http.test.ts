@@ -99,8 +99,13 @@ describe.each(stores)(
       }
       const statuses = answers.map((x) => x.status);
       expect(new Set(statuses)).toEqual(new Set([200, 429]));
-      // Without sharing each instance would let LIMIT through: 2 × LIMIT in all.
-      expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
+      // Without sharing each instance would let LIMIT through: 2 × LIMIT in all. Shared, the
+      // limit holds; an instance whose sync with the store took longer than the request may wait
+      // (250 ms, on a loaded machine) decides on its own count, which can let one more through
+      // (docs/protocol.md, Rate limits).
+      const allowed = statuses.filter((s) => s === 200).length;
+      expect(allowed).toBeGreaterThanOrEqual(LIMIT);
+      expect(allowed).toBeLessThanOrEqual(LIMIT + 2);
       expect(statuses.slice(0, LIMIT).every((s) => s === 200)).toBe(true);
       for (const instance of ['A', 'B'] as const) {
         const refused = answers.filter((x) => x.instance === instance && x.status === 429);
