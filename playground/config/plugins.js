@@ -40,6 +40,7 @@ module.exports = ({ env }) => ({
         ...(env('SITEMAP_AI_REDIS_URL') ? { redisUrl: env('SITEMAP_AI_REDIS_URL') } : {}),
         keyPrefix: env('SITEMAP_AI_REDIS_PREFIX', 'sitemap-ai:'),
         syncMs: env.int('SITEMAP_AI_RATE_LIMIT_SYNC_MS', 250),
+        waitMs: env.int('SITEMAP_AI_RATE_LIMIT_WAIT_MS', 250),
       },
       // Signed webhooks (SPEC §6 events): one subscriber when SITEMAP_AI_WEBHOOK_URL is set.
       webhooks: {

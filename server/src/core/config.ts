@@ -248,6 +248,8 @@ export const pluginConfigSchema = z
           .optional(),
         keyPrefix: z.string().min(1).max(100).default('sitemap-ai:'),
         syncMs: z.number().int().min(20).max(10_000).default(250),
+        /** How long a request may wait for its check against the shared count. */
+        waitMs: z.number().int().min(10).max(5_000).default(250),
       })
       .strict()
       .superRefine((store, ctx) => {
@@ -258,7 +260,7 @@ export const pluginConfigSchema = z
             message: 'is required when kind is redis',
           });
       })
-      .default({ kind: 'database', keyPrefix: 'sitemap-ai:', syncMs: 250 }),
+      .default({ kind: 'database', keyPrefix: 'sitemap-ai:', syncMs: 250, waitMs: 250 }),
     webhooks: webhooksConfigSchema,
     indexNow: indexNowConfigSchema,
     /** SPEC §8, §9: the pseudonymised access log of the public routes and how long it is kept. */

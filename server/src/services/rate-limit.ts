@@ -10,8 +10,6 @@ import { createRateCounterRepository } from '../repositories/rate-counter-reposi
 import { createRedisCounterStore } from '../repositories/rate-counter-redis';
 import { getService } from '../utils/get-service';
 
-/** How long a client's first request in a window waits for the shared count before it is decided locally. */
-const FIRST_HIT_WAIT_MS = 250;
 /** Expired counters are deleted at most this often per instance. */
 const PRUNE_INTERVAL_MS = 60_000;
 /** A failing store is logged at most this often. */
@@ -21,7 +19,7 @@ const ERROR_LOG_INTERVAL_MS = 60_000;
  * One rate limit for the public routes across every instance on the site's database
  * (docs/protocol.md "Rate limits"): counts go to the store of `rateLimitStore` — the database
  * by default, Redis when configured, memory for a single instance. A request never waits for
- * the store longer than FIRST_HIT_WAIT_MS, and a store that fails leaves each instance
+ * the store longer than `rateLimitStore.waitMs`, and a store that fails leaves each instance
  * limiting on its own counts (logged), never a 5xx.
  */
 export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
@@ -134,7 +132,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
         await Promise.race([
           sync(),
           new Promise<void>((resolve) => {
-            timeout = setTimeout(resolve, FIRST_HIT_WAIT_MS);
+            timeout = setTimeout(resolve, rateLimitStore.waitMs);
           }),
         ]);
         clearTimeout(timeout);
