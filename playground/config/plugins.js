@@ -55,6 +55,13 @@ module.exports = ({ env }) => ({
         endpoint: env('SITEMAP_AI_INDEXNOW_ENDPOINT', 'https://api.indexnow.org/indexnow'),
         key: env('SITEMAP_AI_INDEXNOW_KEY'),
       },
+      // Discovery documents (llms.txt, robots.txt, RSL, TDMRep, sitemap.xml) also at the origin's root.
+      discovery: {
+        serveAtRoot: env.bool('SITEMAP_AI_SERVE_AT_ROOT', true),
+        summary: 'Articles, guides and datasets of the sitemap-ai playground.',
+        optionalTypes: ['api::page.page'],
+        sitemapUrlsPerFile: env.int('SITEMAP_AI_SITEMAP_URLS_PER_FILE', 50000),
+      },
       defaultLocale: 'en',
       defaults: {
         license: TDM_LICENSE,

@@ -1,5 +1,6 @@
 import { createAdminController } from './admin';
 import { createDashboardController } from './dashboard';
+import { createDiscoveryController } from './discovery';
 import { createEntriesController } from './entries';
 import { createManifestController } from './manifest';
 import { createSettingsController } from './settings';
@@ -10,4 +11,5 @@ export default {
   dashboard: createDashboardController,
   settings: createSettingsController,
   entries: createEntriesController,
+  discovery: createDiscoveryController,
 };

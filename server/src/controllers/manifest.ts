@@ -13,6 +13,8 @@ import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
 import { sha256Hex } from '../core/canonical';
 import { respondWithCache } from './http';
+import { strictestUsage } from '../core/interop';
+import type { ManifestItem } from '../core/types';
 
 /**
  * Public, read-only manifest endpoints (SPEC §6). Thin: validate, ask the
@@ -21,6 +23,22 @@ import { respondWithCache } from './http';
 export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) => {
   const manifest = () => getService(strapi, 'manifest');
 
+  /**
+   * The policy headers (docs/protocol.md §8): an item's own policy, or for a page of many items
+   * the strictest of them, so no header ever allows more than an item it carries.
+   */
+  function setPolicy(ctx: Context, items: readonly ManifestItem[]): void {
+    const usage = strictestUsage(items.map((item) => item.usage));
+    if (!usage) return;
+    const licenses = new Set(items.map((item) => item.license));
+    const license =
+      licenses.size === 1
+        ? items[0]!.license
+        : getService(strapi, 'settings').config().defaults.license;
+    const headers = getService(strapi, 'discovery').headers({ usage, license });
+    for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+  }
+
   async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
     const settings = getService(strapi, 'settings').config();
     const params = validateManifestParams(ctx.query, settings.pageSize);
@@ -28,6 +46,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
       const body = await manifest().page(params, resolved);
+      setPolicy(ctx, body.items);
       if (format === 'xml') {
         ctx.type = 'application/xml; charset=utf-8';
         return manifestPageToXml(body);
@@ -45,7 +64,10 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       const params = validateDeltaParams(ctx.query, settings.pageSize);
       const { page, snapshot } = await manifest().delta(params, String(ctx.query.since));
       const etag = `"s${snapshot.seq}-delta-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
-      await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => page);
+      await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
+        setPolicy(ctx, page.items);
+        return page;
+      });
     },
 
     async changelog(ctx: Context) {
@@ -57,7 +79,11 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       });
       const body = await manifest().changelog(id, params);
       const etag = `"changelog-${sha256Hex(JSON.stringify(body)).slice(0, 24)}"`;
-      await respondWithCache(ctx, { etag }, async () => body);
+      const { item } = await manifest().item(id);
+      await respondWithCache(ctx, { etag }, async () => {
+        setPolicy(ctx, [item]);
+        return body;
+      });
     },
 
     async fragment(ctx: Context) {
@@ -66,18 +92,22 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       const { snapshot, item, aliasOf } = await manifest().item(id);
       const etag = `"s${snapshot.seq}-${sha256Hex(id).slice(0, 16)}-${item.version}"`;
       if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}`);
-      await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => ({
-        spec: SPEC_VERSION,
-        snapshot: { id: String(snapshot.seq), created_at: snapshot.builtAt },
-        ...(aliasOf ? { alias: { requested: id, current: aliasOf } } : {}),
-        item,
-      }));
+      await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
+        setPolicy(ctx, [item]);
+        return {
+          spec: SPEC_VERSION,
+          snapshot: { id: String(snapshot.seq), created_at: snapshot.builtAt },
+          ...(aliasOf ? { alias: { requested: id, current: aliasOf } } : {}),
+          item,
+        };
+      });
     },
 
     async content(ctx: Context) {
       const id = validateItemId(ctx.params.id);
       validateNoParams(ctx.query);
       const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
+      const { item } = await manifest().item(id);
       const hex = checksum.replace(/^sha256:/, '');
       if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}/content`);
       await respondWithCache(
@@ -87,6 +117,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
           ctx.type = 'text/markdown; charset=utf-8';
           ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);
           ctx.set('X-Sitemap-AI-Checksum', checksum);
+          setPolicy(ctx, [item]);
           return content;
         },
       );

@@ -15,6 +15,8 @@ export const ROUTE_KINDS = [
   'content',
   'changelog',
   'schema',
+  'discovery',
+  'page',
 ] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 
@@ -23,6 +25,7 @@ export const ITEM_ROUTE_KINDS: ReadonlySet<RouteKind> = new Set([
   'fragment',
   'content',
   'changelog',
+  'page',
 ]);
 
 /** SPEC §8: how long access-log entries are kept unless configured (days). */

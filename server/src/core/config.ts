@@ -16,6 +16,7 @@ import {
   WEBHOOK_SECRET_MIN_LENGTH,
 } from '../../../shared/constants';
 import { ConfigError } from './errors';
+import { AI_CRAWLER_TOKENS } from './interop';
 import { isHttpUrl, patternPlaceholders } from '../../../shared/urls';
 
 const httpUrl = z
@@ -160,12 +161,37 @@ const indexNowConfigSchema = z
   })
   .default({ enabled: false, endpoint: INDEXNOW_DEFAULT_ENDPOINT });
 
-const uidKey = z
-  .string()
-  .regex(
-    /^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/,
-    'must be a content-type UID such as api::article.article',
-  );
+function uidKeySchema() {
+  return z
+    .string()
+    .regex(
+      /^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/,
+      'must be a content-type UID such as api::article.article',
+    );
+}
+const uidKey = uidKeySchema();
+
+/** Discovery documents (docs/protocol.md §8): llms.txt text, crawlers named, root serving. */
+const DISCOVERY_DEFAULTS = { serveAtRoot: false, optionalTypes: [], sitemapUrlsPerFile: 50_000 };
+const discoveryConfigSchema = z
+  .object({
+    /** Also answer /llms.txt, /llms-full.txt, /sitemap.xml, /robots.txt and /.well-known/tdmrep.json. */
+    serveAtRoot: z.boolean().default(false),
+    title: z.string().trim().min(1).max(200).optional(),
+    summary: z.string().trim().min(1).max(1000).optional(),
+    details: z.string().trim().min(1).max(5000).optional(),
+    agents: z
+      .array(
+        z.enum(AI_CRAWLER_TOKENS as [string, ...string[]], {
+          message: `must be one of ${AI_CRAWLER_TOKENS.join(', ')}`,
+        }),
+      )
+      .optional(),
+    optionalTypes: z.array(uidKeySchema()).default([]),
+    sitemapUrlsPerFile: z.number().int().min(1).max(50_000).default(50_000),
+  })
+  .strict()
+  .default(DISCOVERY_DEFAULTS);
 
 export const pluginConfigSchema = z
   .object({
@@ -263,6 +289,7 @@ export const pluginConfigSchema = z
       .default({ kind: 'database', keyPrefix: 'sitemap-ai:', syncMs: 250, waitMs: 250 }),
     webhooks: webhooksConfigSchema,
     indexNow: indexNowConfigSchema,
+    discovery: discoveryConfigSchema,
     /** SPEC §8, §9: the pseudonymised access log of the public routes and how long it is kept. */
     accessLog: z
       .object({
@@ -281,6 +308,7 @@ export type WebhooksConfig = PluginConfig['webhooks'];
 export type WebhookSubscriberConfig = WebhooksConfig['subscribers'][number];
 export type IndexNowConfig = PluginConfig['indexNow'];
 export type AccessLogConfig = PluginConfig['accessLog'];
+export type DiscoveryConfig = PluginConfig['discovery'];
 
 function keyPath(path: readonly PropertyKey[]): string {
   return path

@@ -60,6 +60,13 @@ export class ItemNotFoundError extends SitemapAiError {
   }
 }
 
+/** A discovery document that does not exist (a sitemap part past the last, or root serving off). */
+export class DocumentNotFoundError extends SitemapAiError {
+  constructor(name: string) {
+    super(`No discovery document "${name}".`, 404);
+  }
+}
+
 /** The manifest has not been built yet. */
 export class NoSnapshotError extends SitemapAiError {
   constructor() {

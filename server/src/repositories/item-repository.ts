@@ -269,6 +269,61 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return result.slice(0, q.limit + 1);
     },
 
+    /**
+     * Keyset page of every item valid in snapshot S with its type, source type and parent: what
+     * the discovery documents fold into one policy per page. `limit + 1` rows tell whether more follow.
+     */
+    async policyPage(
+      snapshot: number,
+      after: string,
+      limit: number,
+    ): Promise<
+      { itemId: string; type: string; sourceUid: string; parent?: string; data: ManifestItem }[]
+    > {
+      const rows = (await query().findMany({
+        where: { ...validIn(snapshot), ...keysetFilters(after, {}) },
+        orderBy: { item_id: 'asc' },
+        limit: limit + 1,
+        select: ['item_id', 'item_type', 'source_uid', 'parent_item', 'data'],
+      })) as Row[];
+      return rows.map((row) => ({
+        itemId: String(row.item_id),
+        type: String(row.item_type),
+        sourceUid: String(row.source_uid),
+        parent: row.parent_item ? String(row.parent_item) : undefined,
+        data: parseJson<ManifestItem>(row.data, {} as ManifestItem),
+      }));
+    },
+
+    /** Page items of snapshot S with their canonical text, in id order after `after`. */
+    async pageContents(
+      snapshot: number,
+      after: string,
+      limit: number,
+    ): Promise<(ServedRow & { checksum: string; content: string })[]> {
+      const rows = (await query().findMany({
+        where: { ...validIn(snapshot), ...keysetFilters(after, { type: 'article' }) },
+        orderBy: { item_id: 'asc' },
+        limit: limit + 1,
+        select: ['item_id', 'data', 'history', 'stability_pin', 'checksum', 'content'],
+      })) as Row[];
+      return rows.map((row) => ({
+        ...toServed(row),
+        checksum: String(row.checksum),
+        content: String(row.content ?? ''),
+      }));
+    },
+
+    /** The fragments of a page valid in snapshot S, in id order. */
+    async childrenOf(snapshot: number, parentId: string): Promise<ServedRow[]> {
+      const rows = (await query().findMany({
+        where: { ...validIn(snapshot), parent_item: parentId },
+        orderBy: { item_id: 'asc' },
+        select: ['item_id', 'data', 'history', 'stability_pin'],
+      })) as Row[];
+      return rows.map(toServed);
+    },
+
     async findServed(snapshot: number, itemId: string): Promise<ServedRow | null> {
       const row = (await query().findOne({
         where: { ...validIn(snapshot), item_id: itemId },

@@ -6,7 +6,7 @@ import type { RouteKind } from '../core/access-log';
  * the users-permissions roles. The access log (SPEC §8, §9) is outermost, so
  * it records the final status of every answer, errors and 429s included.
  */
-const publicRoute = (path: string, handler: string, kind: RouteKind) => ({
+export const publicRoute = (path: string, handler: string, kind: RouteKind) => ({
   method: 'GET' as const,
   path,
   handler,
@@ -32,5 +32,16 @@ export default {
     publicRoute('/fragments/:id/changelog', 'manifest.changelog', 'changelog'),
     publicRoute('/fragments/:id/content', 'manifest.content', 'content'),
     publicRoute('/schema.json', 'manifest.schema', 'schema'),
+    // Discovery documents (docs/protocol.md §8): the same policy in every vocabulary.
+    publicRoute('/policy.json', 'discovery.policy', 'discovery'),
+    publicRoute('/robots.txt', 'discovery.robots', 'discovery'),
+    publicRoute('/rsl.xml', 'discovery.rsl', 'discovery'),
+    publicRoute('/tdmrep.json', 'discovery.tdmrep', 'discovery'),
+    publicRoute('/llms.txt', 'discovery.llms', 'discovery'),
+    publicRoute('/llms-full.txt', 'discovery.llmsFull', 'discovery'),
+    publicRoute('/sitemap.xml', 'discovery.sitemap', 'discovery'),
+    publicRoute('/sitemap-:part.xml', 'discovery.sitemapPart', 'discovery'),
+    publicRoute('/pages/:id.md', 'discovery.pageMarkdown', 'page'),
+    publicRoute('/pages/:id/jsonld', 'discovery.pageJsonLd', 'page'),
   ],
 };

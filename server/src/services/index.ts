@@ -1,5 +1,6 @@
 import { createAccessLogService } from './access-log';
 import { createDashboardService } from './dashboard';
+import { createDiscoveryService } from './discovery';
 import { createEntryPanelService } from './entry-panel';
 import { createEventsService } from './events';
 import { createInstancesService } from './instances';
@@ -28,4 +29,5 @@ export default {
   instances: createInstancesService,
   'rate-limit': createRateLimitService,
   policy: createPolicyService,
+  discovery: createDiscoveryService,
 };

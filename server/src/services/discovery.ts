@@ -1,0 +1,459 @@
+import type { Core } from '@strapi/strapi';
+import { Readable } from 'node:stream';
+import { SitemapIndexStream, SitemapStream } from 'sitemap';
+import { SPEC_VERSION } from '../../../shared/constants';
+import { DocumentNotFoundError, ItemNotFoundError } from '../core/errors';
+import {
+  AIPREF_ATTACH_DRAFT,
+  AIPREF_VOCAB_DRAFT,
+  llmsLink,
+  pageJsonLd,
+  pathRules,
+  patternPrefix,
+  permits,
+  policyHeaders,
+  robotsTxt,
+  rslXml,
+  strictestUsage,
+  tdmrepJson,
+  usageLine,
+  type PathRule,
+  type PolicyDocument,
+} from '../core/interop';
+import { servedItem } from '../core/items';
+import type { ManifestItem, Usage } from '../core/types';
+import { createItemRepository } from '../repositories/item-repository';
+import type { SnapshotRecord } from '../repositories/snapshot-repository';
+import { getService } from '../utils/get-service';
+import { sha256Hex } from '../core/canonical';
+
+/** Items read per query while the discovery index is folded together. */
+const SCAN_BATCH = 1000;
+/** Pages written per query into llms-full.txt. */
+const CONTENT_BATCH = 100;
+
+/** One published page, as the discovery documents list it. */
+export interface DiscoveryPage {
+  id: string;
+  url: string;
+  path: string;
+  title: string;
+  lang: string;
+  sourceUid: string;
+  modified: string;
+  license: string;
+  /** The page item's own usage (what its Markdown copy and JSON-LD state). */
+  usage: Usage;
+  /** The strictest usage of the page and its fragments: what a crawler of its URL may do. */
+  pathUsage: Usage;
+  altOf?: string;
+  topics?: string[];
+}
+
+export interface DiscoveryIndex {
+  snapshot: SnapshotRecord;
+  pages: DiscoveryPage[];
+  document: PolicyDocument;
+  /** The strictest usage of everything published: the policy of responses that carry many pages. */
+  overall: { usage: Usage; license: string };
+  fingerprint: string;
+}
+
+/**
+ * The discovery documents (docs/protocol.md §8): robots.txt block, llms.txt, llms-full.txt,
+ * RSL, TDMRep, sitemap.xml, JSON-LD and the policy headers, all read from the current snapshot
+ * so they can never disagree with the manifest. The per-page policy is folded once per snapshot.
+ */
+export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
+  const items = createItemRepository({ strapi });
+  const settings = () => getService(strapi, 'settings');
+  let cached: { key: string; index: Promise<DiscoveryIndex> } | null = null;
+
+  function apiBase(): string {
+    const config = settings().config();
+    return `${(config.apiUrl ?? config.siteUrl).replace(/\/+$/, '')}/api/sitemap-ai`;
+  }
+
+  function urls(): PolicyDocument['urls'] & { policy: string } {
+    const base = apiBase();
+    return {
+      manifest: `${base}/manifest`,
+      sitemap: `${base}/sitemap.xml`,
+      rsl: `${base}/rsl.xml`,
+      tdmrep: `${base}/tdmrep.json`,
+      llms: `${base}/llms.txt`,
+      llms_full: `${base}/llms-full.txt`,
+      policy: `${base}/policy.json`,
+    };
+  }
+
+  const pageUrl = (id: string) => `${apiBase()}/pages/${id}.md`;
+  const usageInfo = (id: string) => `${apiBase()}/fragments/${id}`;
+
+  function pathOf(url: string): string {
+    try {
+      return new URL(url).pathname || '/';
+    } catch {
+      return url.startsWith('/') ? url : `/${url}`;
+    }
+  }
+
+  async function buildIndex(snapshot: SnapshotRecord): Promise<DiscoveryIndex> {
+    const config = settings().config();
+    const pages = new Map<string, DiscoveryPage>();
+    const childUsages = new Map<string, Usage[]>();
+    let after = '';
+    for (;;) {
+      const rows = await items.policyPage(snapshot.seq, after, SCAN_BATCH);
+      for (const row of rows.slice(0, SCAN_BATCH)) {
+        const data = row.data;
+        if (row.type === 'article') {
+          pages.set(row.itemId, {
+            id: row.itemId,
+            url: data.url,
+            path: pathOf(data.url),
+            title: data.title ?? row.itemId,
+            lang: data.lang,
+            sourceUid: row.sourceUid,
+            modified: data.modified,
+            license: data.license,
+            usage: data.usage,
+            pathUsage: data.usage,
+            ...(data.alt_of ? { altOf: data.alt_of } : {}),
+            ...(data.topics && data.topics.length > 0 ? { topics: data.topics } : {}),
+          });
+        } else if (row.parent) {
+          const list = childUsages.get(row.parent);
+          if (list) list.push(data.usage);
+          else childUsages.set(row.parent, [data.usage]);
+        }
+      }
+      if (rows.length <= SCAN_BATCH) break;
+      after = rows[SCAN_BATCH - 1]!.itemId;
+    }
+    for (const [parent, usages] of childUsages) {
+      const page = pages.get(parent);
+      if (page) page.pathUsage = strictestUsage([page.usage, ...usages])!;
+    }
+    const list = [...pages.values()];
+    // A type's prefix is the static head of its path pattern, with `{locale}` filled in for every
+    // locale the type publishes (`/{locale}/articles/{slug}` → `/en/articles/`, `/sk/articles/`).
+    const localesOf = new Map<string, Set<string>>();
+    for (const page of list) {
+      const set = localesOf.get(page.sourceUid) ?? new Set<string>();
+      set.add(page.lang);
+      localesOf.set(page.sourceUid, set);
+    }
+    const prefixes: string[] = [];
+    for (const [uid, type] of Object.entries(config.contentTypes)) {
+      if (!type.enabled) continue;
+      const locales = new Set([...(localesOf.get(uid) ?? []), config.defaultLocale ?? 'en']);
+      for (const locale of locales)
+        prefixes.push(
+          patternPrefix(type.pathPattern.replace(/\{locale\}/g, encodeURIComponent(locale))),
+        );
+    }
+    const rules: PathRule[] = pathRules(
+      list.map((p) => ({
+        path: p.path,
+        usage: p.pathUsage,
+        license: p.license,
+        modified: p.modified,
+      })),
+      prefixes,
+    );
+    const site = settings().site('en');
+    const document: PolicyDocument = {
+      spec: SPEC_VERSION,
+      site: { url: site.siteUrl, name: site.siteName },
+      snapshot: { id: String(snapshot.seq), created_at: snapshot.builtAt },
+      vocabularies: {
+        aipref: AIPREF_VOCAB_DRAFT,
+        aipref_attach: AIPREF_ATTACH_DRAFT,
+        rsl: '1.0',
+        tdmrep: '1.0',
+      },
+      urls: urls(),
+      rules,
+    };
+    const overallUsage =
+      strictestUsage(list.map((p) => p.pathUsage)) ??
+      strictestUsage([{ ...site.defaults.usage } as Usage]) ??
+      ({ train: 'deny', infer: 'deny', cache: 'deny', redistribute: 'deny' } as Usage);
+    return {
+      snapshot,
+      pages: list,
+      document,
+      overall: { usage: overallUsage, license: site.defaults.license },
+      fingerprint: sha256Hex(JSON.stringify(document)).slice(0, 20),
+    };
+  }
+
+  async function index(): Promise<DiscoveryIndex> {
+    const snapshot = await getService(strapi, 'manifest').current();
+    const config = settings().config();
+    const key = `${snapshot.seq}|${sha256Hex(
+      JSON.stringify([config.siteUrl, config.siteName, config.apiUrl, config.contentTypes]),
+    )}`;
+    if (cached?.key !== key) {
+      const promise = buildIndex(snapshot);
+      cached = { key, index: promise };
+      promise.catch(() => {
+        if (cached?.index === promise) cached = null;
+      });
+    }
+    return cached.index;
+  }
+
+  /** Pages an assistant may use for inference, in llms.txt order: by type, then locale, then id. */
+  function inferable(idx: DiscoveryIndex): DiscoveryPage[] {
+    return idx.pages
+      .filter((p) => permits(p.usage, 'infer'))
+      .sort((a, b) =>
+        a.sourceUid !== b.sourceUid
+          ? a.sourceUid < b.sourceUid
+            ? -1
+            : 1
+          : a.lang !== b.lang
+            ? a.lang < b.lang
+              ? -1
+              : 1
+            : a.id < b.id
+              ? -1
+              : 1,
+      );
+  }
+
+  function typeName(uid: string): string {
+    const schema = strapi.contentTypes[uid as keyof typeof strapi.contentTypes] as
+      { info?: { pluralName?: string; displayName?: string } } | undefined;
+    return schema?.info?.displayName ?? uid.split('.').pop() ?? uid;
+  }
+
+  const service = {
+    index,
+    urls,
+
+    /** Headers for a response about one policy (an item), or about many (the strictest of them). */
+    headers(policy: { usage: Usage; license: string }): Record<string, string> {
+      return policyHeaders(policy, urls());
+    },
+
+    async policyDocument(): Promise<{ index: DiscoveryIndex; body: PolicyDocument }> {
+      const idx = await index();
+      return { index: idx, body: idx.document };
+    },
+
+    async robots(): Promise<{ index: DiscoveryIndex; body: string }> {
+      const idx = await index();
+      const config = settings().config();
+      const api = new URL(apiBase()).pathname.replace(/\/+$/, '');
+      const body = robotsTxt(idx.document, {
+        agents: config.discovery.agents,
+        contentPaths: [
+          `${api}/fragments/`,
+          `${api}/pages/`,
+          `${api}/llms-full.txt`,
+          ...(config.discovery.serveAtRoot ? ['/llms-full.txt'] : []),
+        ],
+      });
+      return { index: idx, body };
+    },
+
+    async rsl(): Promise<{ index: DiscoveryIndex; body: string }> {
+      const idx = await index();
+      return { index: idx, body: rslXml(idx.document) };
+    },
+
+    async tdmrep(): Promise<{ index: DiscoveryIndex; body: unknown }> {
+      const idx = await index();
+      return { index: idx, body: tdmrepJson(idx.document) };
+    },
+
+    /** llms.txt: H1, summary, prose, then a link list per content type and locale. */
+    async llms(): Promise<{ index: DiscoveryIndex; body: string }> {
+      const idx = await index();
+      const config = settings().config();
+      const site = settings().site('en');
+      const title = config.discovery.title ?? site.siteName;
+      const summary =
+        config.discovery.summary ??
+        `Pages of ${site.siteName} as clean Markdown, with the licence and usage rules of each.`;
+      const u = urls();
+      const lines = [
+        `# ${title.replace(/\s+/g, ' ')}`,
+        '',
+        `> ${summary.replace(/\s+/g, ' ')}`,
+        '',
+      ];
+      if (config.discovery.details) lines.push(config.discovery.details, '');
+      lines.push(
+        `Each link is the page's canonical Markdown. Default licence: ${site.defaults.license}. ` +
+          `Usage per page and per fragment is in the AI manifest (${u.manifest}); ` +
+          `the same policy as RSL (${u.rsl}) and in robots.txt form (${apiBase()}/robots.txt). ` +
+          `Only pages open to inference are listed.`,
+        '',
+      );
+      const optional = new Set(config.discovery.optionalTypes);
+      const pages = inferable(idx);
+      const sections = new Map<string, DiscoveryPage[]>();
+      for (const page of pages) {
+        const key = optional.has(page.sourceUid)
+          ? '\u0000optional'
+          : `${page.sourceUid}\u0000${page.lang}`;
+        const list = sections.get(key);
+        if (list) list.push(page);
+        else sections.set(key, [page]);
+      }
+      const langsOf = new Map<string, Set<string>>();
+      for (const page of pages) {
+        const set = langsOf.get(page.sourceUid) ?? new Set<string>();
+        set.add(page.lang);
+        langsOf.set(page.sourceUid, set);
+      }
+      const link = (p: DiscoveryPage) =>
+        llmsLink(p.title, pageUrl(p.id), p.topics ? `topics: ${p.topics.join(', ')}` : undefined);
+      for (const [key, list] of sections) {
+        if (key === '\u0000optional') continue;
+        const [uid, lang] = key.split('\u0000') as [string, string];
+        const many = (langsOf.get(uid)?.size ?? 0) > 1;
+        lines.push(`## ${typeName(uid)}${many ? ` (${lang})` : ''}`, '', ...list.map(link), '');
+      }
+      const optionalPages = sections.get('\u0000optional');
+      if (optionalPages) lines.push('## Optional', '', ...optionalPages.map(link), '');
+      return { index: idx, body: `${lines.join('\n').trimEnd()}\n` };
+    },
+
+    /**
+     * llms-full.txt: the canonical Markdown of every page open to inference, each under a short
+     * header (URL, licence, usage, preferred citation, checksum); read from the database in
+     * batches and streamed, so no more than one batch of pages is in memory.
+     */
+    async llmsFull(): Promise<{ index: DiscoveryIndex; stream: Readable }> {
+      const idx = await index();
+      const snapshot = idx.snapshot;
+      const site = settings().site('en');
+      const title = settings().config().discovery.title ?? site.siteName;
+      async function* generate(): AsyncGenerator<string> {
+        yield `# ${title.replace(/\s+/g, ' ')}\n\n`;
+        let after = '';
+        for (;;) {
+          const rows = await items.pageContents(snapshot.seq, after, CONTENT_BATCH);
+          for (const row of rows.slice(0, CONTENT_BATCH)) {
+            const item = row.data;
+            if (!permits(item.usage, 'infer')) continue;
+            const served = servedItem(
+              item,
+              row.history,
+              row.stabilityPin,
+              new Date(snapshot.builtAt),
+            );
+            const header = [
+              `## ${(item.title ?? row.itemId).replace(/\s+/g, ' ')}`,
+              '',
+              `- URL: ${item.url}`,
+              `- Markdown: ${pageUrl(row.itemId)}`,
+              `- Licence: ${item.license}`,
+              `- Usage: ${usageLine(item.usage)}`,
+              ...(served.citation ? [`- Cite as: ${served.citation.apa}`] : []),
+              `- Checksum: ${row.checksum}`,
+              '',
+            ];
+            yield `${header.join('\n')}\n${row.content.trimEnd()}\n\n---\n\n`;
+          }
+          if (rows.length <= CONTENT_BATCH) break;
+          after = rows[CONTENT_BATCH - 1]!.itemId;
+        }
+      }
+      return { index: idx, stream: Readable.from(generate()) };
+    },
+
+    /** How many sitemap files the page list needs (0: one urlset, no index). */
+    async sitemapParts(): Promise<{ index: DiscoveryIndex; parts: number }> {
+      const idx = await index();
+      const perFile = settings().config().discovery.sitemapUrlsPerFile;
+      const parts = idx.pages.length > perFile ? Math.ceil(idx.pages.length / perFile) : 0;
+      return { index: idx, parts };
+    },
+
+    /**
+     * sitemap.xml (sitemaps.org): every published page with `lastmod`, translations linked with
+     * `xhtml:link rel="alternate" hreflang`; past `sitemapUrlsPerFile` URLs a sitemap index of
+     * numbered parts. `part` 0 is the top-level file.
+     */
+    async sitemap(part: number): Promise<{ index: DiscoveryIndex; stream: Readable }> {
+      const { index: idx, parts } = await service.sitemapParts();
+      const perFile = settings().config().discovery.sitemapUrlsPerFile;
+      if (part === 0 && parts > 0) {
+        const stream = new SitemapIndexStream();
+        const lastmod = idx.snapshot.builtAt;
+        (async () => {
+          for (let i = 1; i <= parts; i += 1)
+            stream.write({ url: `${apiBase()}/sitemap-${i}.xml`, lastmod });
+          stream.end();
+        })().catch((error) => stream.destroy(error));
+        return { index: idx, stream };
+      }
+      if (part > parts || (part > 0 && parts === 0))
+        throw new DocumentNotFoundError(`sitemap-${part}.xml`);
+      const ordered = [...idx.pages].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const slice = part === 0 ? ordered : ordered.slice((part - 1) * perFile, part * perFile);
+      const groups = new Map<string, { lang: string; url: string }[]>();
+      for (const page of idx.pages) {
+        const key = page.altOf ?? page.id;
+        const list = groups.get(key) ?? [];
+        list.push({ lang: page.lang, url: page.url });
+        groups.set(key, list);
+      }
+      const stream = new SitemapStream({
+        xmlns: { news: false, video: false, image: false, xhtml: true },
+      });
+      (async () => {
+        for (const page of slice) {
+          const group = groups.get(page.altOf ?? page.id) ?? [];
+          const ok = stream.write({
+            url: page.url,
+            lastmod: page.modified,
+            ...(group.length > 1
+              ? { links: group.map((g) => ({ lang: g.lang, url: g.url })) }
+              : {}),
+          });
+          if (!ok) await new Promise((resolve) => stream.once('drain', resolve));
+        }
+        stream.end();
+      })().catch((error) => stream.destroy(error));
+      return { index: idx, stream };
+    },
+
+    /** The clean Markdown copy of one page (only page items have one). */
+    async pageMarkdown(id: string): Promise<{
+      snapshot: SnapshotRecord;
+      item: ManifestItem;
+      checksum: string;
+      content: string;
+    }> {
+      const manifest = getService(strapi, 'manifest');
+      const { snapshot, item, aliasOf } = await manifest.item(id);
+      if (item.type !== 'article' || aliasOf) throw new ItemNotFoundError(id);
+      const { checksum, content } = await manifest.content(id);
+      return { snapshot, item, checksum, content };
+    },
+
+    /** schema.org JSON-LD of one page and its fragments, as the manifest states them. */
+    async pageJsonLd(
+      id: string,
+    ): Promise<{ snapshot: SnapshotRecord; item: ManifestItem; body: Record<string, unknown> }> {
+      const manifest = getService(strapi, 'manifest');
+      const { snapshot, item, aliasOf } = await manifest.item(id);
+      if (item.type !== 'article' || aliasOf) throw new ItemNotFoundError(id);
+      const when = new Date(snapshot.builtAt);
+      const children = (await items.childrenOf(snapshot.seq, id)).map((row) =>
+        servedItem(row.data, row.history, row.stabilityPin, when),
+      );
+      return { snapshot, item, body: pageJsonLd(item, children, { usageInfo }) };
+    },
+  };
+  return service;
+};
+
+export type DiscoveryService = ReturnType<typeof createDiscoveryService>;
