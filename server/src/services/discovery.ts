@@ -22,6 +22,7 @@ import {
 } from '../core/interop';
 import { servedItem } from '../core/items';
 import type { ManifestItem, Usage } from '../core/types';
+import type { DiscoveryConfig } from '../core/config';
 import { createItemRepository } from '../repositories/item-repository';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
@@ -244,17 +245,18 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
       return { index: idx, body: idx.document };
     },
 
-    async robots(): Promise<{ index: DiscoveryIndex; body: string }> {
+    /** `discovery` overrides the configured discovery settings (the Settings preview). */
+    async robots(discovery?: DiscoveryConfig): Promise<{ index: DiscoveryIndex; body: string }> {
       const idx = await index();
-      const config = settings().config();
+      const config = discovery ?? settings().config().discovery;
       const api = new URL(apiBase()).pathname.replace(/\/+$/, '');
       const body = robotsTxt(idx.document, {
-        agents: config.discovery.agents,
+        agents: config.agents,
         contentPaths: [
           `${api}/fragments/`,
           `${api}/pages/`,
           `${api}/llms-full.txt`,
-          ...(config.discovery.serveAtRoot ? ['/llms-full.txt'] : []),
+          ...(config.serveAtRoot ? ['/llms-full.txt'] : []),
         ],
       });
       return { index: idx, body };
@@ -271,9 +273,9 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** llms.txt: H1, summary, prose, then a link list per content type and locale. */
-    async llms(): Promise<{ index: DiscoveryIndex; body: string }> {
+    async llms(discovery?: DiscoveryConfig): Promise<{ index: DiscoveryIndex; body: string }> {
       const idx = await index();
-      const config = settings().config();
+      const config = { discovery: discovery ?? settings().config().discovery };
       const site = settings().site('en');
       const title = config.discovery.title ?? site.siteName;
       const summary =
