@@ -320,7 +320,7 @@ export function patternMatches(pattern: string, path: string): boolean {
 export function ruleFor(rules: readonly PathRule[], path: string): PathRule | undefined {
   let best: PathRule | undefined;
   for (const rule of rules) {
-    if (!patternMatches(rule.pattern, path)) continue;
+    if (!patternMatches(rule.pattern, escapePath(path))) continue;
     if (!best || rule.pattern.length > best.pattern.length) best = rule;
   }
   return best;
@@ -523,9 +523,13 @@ export function pageJsonLd(
 
 /** One line of a llms.txt link list: `- [title](url): description`. */
 export function llmsLink(title: string, url: string, description?: string): string {
-  const text = title.replace(/[[\]\r\n]+/g, ' ').trim() || url;
+  const text = title.replace(/[[\]]/g, ' ').replace(/\s+/g, ' ').trim() || url;
   const note = description?.replace(/\s+/g, ' ').trim();
-  return `- [${text}](${url.replace(/[()\s]/g, encodeURIComponent)})${note ? `: ${note}` : ''}`;
+  const href = url.replace(
+    /[()\s]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
+  return `- [${text}](${href})${note ? `: ${note}` : ''}`;
 }
 
 /** A usage as one short human line, e.g. `train: deny; infer: allow-with-citation; …`. */
