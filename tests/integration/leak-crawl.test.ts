@@ -54,6 +54,31 @@ describe.each(testDatabases().filter((c) => c === 'sqlite'))('a leak crawl on %s
       parts.push((await app.http.get(`${API}/fragments/${item.id}/changelog`).expect(200)).text);
     }
     parts.push((await app.http.get(`${API}/schema.json`).expect(200)).text);
+    // The discovery documents (issue 10), under the plugin path and at the origin root, with
+    // every response header (the policy headers name licences and policy URLs).
+    const documents = [
+      ...[
+        'policy.json',
+        'robots.txt',
+        'rsl.xml',
+        'tdmrep.json',
+        'llms.txt',
+        'llms-full.txt',
+        'sitemap.xml',
+      ].map((doc) => `${API}/${doc}`),
+      '/llms.txt',
+      '/llms-full.txt',
+      '/.well-known/tdmrep.json',
+      '/sitemap.xml',
+      '/robots.txt',
+      ...items
+        .filter((item) => item.type === 'article')
+        .flatMap((item) => [`${API}/pages/${item.id}.md`, `${API}/pages/${item.id}/jsonld`]),
+    ];
+    for (const url of documents) {
+      const res = await app.http.get(url).buffer(true).expect(200);
+      parts.push(res.text, JSON.stringify(res.headers));
+    }
     return { text: parts.join('\n'), responses: parts.length };
   }
 
@@ -63,6 +88,14 @@ describe.each(testDatabases().filter((c) => c === 'sqlite'))('a leak crawl on %s
     }
     expect(output).not.toMatch(/"(documentId|document_id|sitemapAi|internalNotes|email)"/);
     expect(output).not.toMatch(/internal-memo:|\/admin\/|\/content-manager\//);
+    // Nor the address or title of what is not published: a sensitive entry, a never-published draft.
+    for (const hidden of [
+      'incident-review-staging-manifest',
+      'Incident review',
+      'draft-only-unannounced-pricing',
+      'unannounced pricing',
+    ])
+      expect(output.includes(hidden), `${hidden} leaked`).toBe(false);
   }
 
   it('finds no canary in any public output, before and after a re-compare and a settings change', async () => {
