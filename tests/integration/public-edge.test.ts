@@ -28,6 +28,13 @@ describe.each(testDatabases())(
       `${API}/fragments/${item}`,
       `${API}/fragments/${item}/changelog`,
       `${API}/fragments/${item}/content`,
+      ...['policy.json', 'robots.txt', 'rsl.xml', 'tdmrep.json', 'llms.txt', 'llms-full.txt'].map(
+        (doc) => `${API}/${doc}`,
+      ),
+      `${API}/sitemap.xml`,
+      `${API}/sitemap-1.xml`,
+      `${API}/pages/article:geo-index:en.md`,
+      `${API}/pages/article:geo-index:en/jsonld`,
     ];
 
     it('answers any other method than GET and HEAD with a JSON 405 and Allow, whatever the body', async () => {

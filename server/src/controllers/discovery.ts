@@ -13,7 +13,7 @@ import { respondWithCache } from './http';
 export type RootDocument = 'llms' | 'llms-full' | 'tdmrep' | 'sitemap' | 'robots';
 
 /**
- * Discovery documents (docs/protocol.md §8): the same policy as the manifest in robots.txt,
+ * Discovery documents (docs/protocol.md §9): the same policy as the manifest in robots.txt,
  * llms.txt, RSL, TDMRep, sitemap.xml and JSON-LD. Thin: validate, ask the discovery service,
  * answer with validators, `Cache-Control` and the policy headers.
  */

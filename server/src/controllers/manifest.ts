@@ -24,7 +24,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
   const manifest = () => getService(strapi, 'manifest');
 
   /**
-   * The policy headers (docs/protocol.md §8): an item's own policy, or for a page of many items
+   * The policy headers (docs/protocol.md §9): an item's own policy, or for a page of many items
    * the strictest of them, so no header ever allows more than an item it carries.
    */
   function setPolicy(ctx: Context, items: readonly ManifestItem[]): void {

@@ -171,7 +171,7 @@ function uidKeySchema() {
 }
 const uidKey = uidKeySchema();
 
-/** Discovery documents (docs/protocol.md §8): llms.txt text, crawlers named, root serving. */
+/** Discovery documents (docs/protocol.md §9): llms.txt text, crawlers named, root serving. */
 const DISCOVERY_DEFAULTS = { serveAtRoot: false, optionalTypes: [], sitemapUrlsPerFile: 50_000 };
 const discoveryConfigSchema = z
   .object({

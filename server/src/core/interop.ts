@@ -1,6 +1,6 @@
 /**
- * One policy in every vocabulary that crawlers and agents read (docs/protocol.md §8
- * "Discovery and usage signals"): robots.txt groups, Content-Signal, the IETF aipref
+ * One policy in every vocabulary that crawlers and agents read (docs/protocol.md §9
+ * "Discovery documents and usage signals"): robots.txt groups, Content-Signal, the IETF aipref
  * `Content-Usage`, RSL, TDMRep and schema.org JSON-LD, all derived from the `usage` and
  * `license` of manifest items. Pure: no Strapi, no I/O. Published as
  * `strapi-plugin-sitemap-ai/interop` so a front end emits exactly what the plugin serves.

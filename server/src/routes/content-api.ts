@@ -32,7 +32,7 @@ export default {
     publicRoute('/fragments/:id/changelog', 'manifest.changelog', 'changelog'),
     publicRoute('/fragments/:id/content', 'manifest.content', 'content'),
     publicRoute('/schema.json', 'manifest.schema', 'schema'),
-    // Discovery documents (docs/protocol.md §8): the same policy in every vocabulary.
+    // Discovery documents (docs/protocol.md §9): the same policy in every vocabulary.
     publicRoute('/policy.json', 'discovery.policy', 'discovery'),
     publicRoute('/robots.txt', 'discovery.robots', 'discovery'),
     publicRoute('/rsl.xml', 'discovery.rsl', 'discovery'),

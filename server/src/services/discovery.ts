@@ -61,7 +61,7 @@ export interface DiscoveryIndex {
 }
 
 /**
- * The discovery documents (docs/protocol.md §8): robots.txt block, llms.txt, llms-full.txt,
+ * The discovery documents (docs/protocol.md §9): robots.txt block, llms.txt, llms-full.txt,
  * RSL, TDMRep, sitemap.xml, JSON-LD and the policy headers, all read from the current snapshot
  * so they can never disagree with the manifest. The per-page policy is folded once per snapshot.
  */
