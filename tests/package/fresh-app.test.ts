@@ -269,6 +269,9 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
       'dist/webhooks/index.js',
       'dist/webhooks/index.mjs',
       'dist/webhooks/webhooks.d.ts',
+      'dist/interop/index.js',
+      'dist/interop/index.mjs',
+      'dist/interop/interop.d.ts',
       'bin/sitemap-ai-validate.js',
     ]) {
       expect(names, required).toContain(required);
@@ -357,6 +360,23 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
       expect(item.url.startsWith(`${SITE_URL}/blog/fragments-for-agents`), item.id).toBe(true);
     }
 
+    // The discovery documents answer from the installed package too (their `sitemap` dependency
+    // included), stating the same policy.
+    const robots = await fetch(`${baseUrl}/api/sitemap-ai/robots.txt`);
+    expect(robots.status).toBe(200);
+    const robotsText = await robots.text();
+    expect(robotsText).toMatch(
+      /User-agent: GPTBot\n(?:User-agent: .+\n)*(?:.+\n)*Disallow: \/blog\//,
+    );
+    const sitemap = await fetch(`${baseUrl}/api/sitemap-ai/sitemap.xml`);
+    expect(sitemap.status).toBe(200);
+    expect(await sitemap.text()).toContain(`<loc>${SITE_URL}/blog/fragments-for-agents</loc>`);
+    const llms = await fetch(`${baseUrl}/api/sitemap-ai/llms.txt`);
+    expect(await llms.text()).toContain(
+      '/api/sitemap-ai/pages/article:fragments-for-agents:en.md)',
+    );
+    expect(llms.headers.get('content-usage')).toBe('train-ai=n, search=y');
+
     const section = page.items.find((item) => item.id.endsWith(':why-it-has-a-licence'));
     expect(section?.content_url.startsWith(baseUrl)).toBe(true);
     const content = await fetch(section!.content_url);
@@ -375,6 +395,8 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
       anchors: ['intro-2', 'data', 'data-2'],
       verified: true,
       tampered: false,
+      contentUsage: 'train-ai=n, search=y',
+      gptbotDisallowed: ['/blog/'],
     });
     const cjs = run(
       process.execPath,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as anchors from '../../server/src/core/anchors';
 import * as core from '../../server/src/core';
+import * as interop from '../../server/src/core/interop';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -185,6 +186,40 @@ const CORE_EXPORTS = [
 /** `strapi-plugin-sitemap-ai/anchors`, imported by sites' front ends. */
 const ANCHOR_EXPORTS = ['AnchorRegistry', 'headingAnchors', 'slugify', 'subFragmentAnchor'];
 
+/** `strapi-plugin-sitemap-ai/interop`, the vocabularies for front ends (README "Discovery"). */
+const INTEROP_EXPORTS = [
+  'AIPREF_ATTACH_DRAFT',
+  'AIPREF_VOCAB_DRAFT',
+  'AI_CRAWLERS',
+  'AI_CRAWLER_TOKENS',
+  'ROLE_KIND',
+  'RSL_MEDIA_TYPE',
+  'RSL_NAMESPACE',
+  'contentSignal',
+  'contentUsage',
+  'escapePath',
+  'isUsage',
+  'llmsLink',
+  'pageJsonLd',
+  'pathRules',
+  'patternMatches',
+  'patternPrefix',
+  'permits',
+  'policyHeaders',
+  'requiresCitation',
+  'robotsGroups',
+  'robotsTxt',
+  'rslUsage',
+  'rslXml',
+  'ruleFor',
+  'strictestUsage',
+  'tdmReservation',
+  'tdmrepJson',
+  'usageKey',
+  'usageLine',
+  'usageSignals',
+];
+
 describe('public API surface', () => {
   it('Given server/src/core/index.ts, When its runtime exports are listed, Then they are exactly the published core API', () => {
     expect(Object.keys(core).sort()).toEqual(CORE_EXPORTS);
@@ -205,12 +240,20 @@ describe('public API surface', () => {
     expect(source).not.toMatch(/\brequire\(/);
   });
 
+  it('Given the interop module, When its source is read, Then it imports nothing (front ends bundle it on its own) and exports the documented helpers', () => {
+    const source = readFileSync(join(ROOT, 'server/src/core/interop.ts'), 'utf8');
+    expect(source).not.toMatch(/^\s*import\s/m);
+    expect(source).not.toMatch(/\brequire\(/);
+    expect(Object.keys(interop).sort()).toEqual(INTEROP_EXPORTS);
+  });
+
   it('Given package.json, When its public entry points are read, Then each names its source and its built CJS, ESM and types in that order', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       exports: Record<string, string | Record<string, string>>;
     };
     expect(Object.keys(pkg.exports).sort()).toEqual([
       './anchors',
+      './interop',
       './package.json',
       './strapi-admin',
       './strapi-server',

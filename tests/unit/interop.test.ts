@@ -17,6 +17,7 @@ import {
   patternPrefix,
   permits,
   policyHeaders,
+  robotsGroups,
   robotsTxt,
   rslXml,
   ruleFor,
@@ -403,6 +404,16 @@ describe('pathRules', () => {
     });
     const parsed = robotsParser(`${ORIGIN}/robots.txt`, robots);
     expect(robots).not.toContain('User-agent: ClaudeBot');
+    // The same groups, structured for a front end's robots generator (Next.js MetadataRoute.Robots).
+    const groups = robotsGroups(documentOf(rules), {
+      agents: ['GPTBot', 'PerplexityBot'],
+      contentPaths: ['/api/sitemap-ai/pages/'],
+    });
+    expect(groups.map((g) => [g.userAgent, g.allow, g.disallow])).toEqual([
+      [['GPTBot'], [], ['/api/sitemap-ai/pages/', '/blog/']],
+      [['PerplexityBot'], ['/blog/'], []],
+      [['*'], ['/blog/'], []],
+    ]);
     expect(parsed.isAllowed(`${ORIGIN}/api/sitemap-ai/pages/x.md`, 'GPTBot')).toBe(false);
     expect(parsed.isAllowed(`${ORIGIN}/api/sitemap-ai/pages/x.md`, 'PerplexityBot')).toBe(true);
   });
