@@ -301,6 +301,13 @@ async function classicSitemap(strapi, sampler) {
   };
 }
 
+/** Read a stream to its end; its size in bytes. */
+async function drain(stream) {
+  let bytes = 0;
+  for await (const chunk of stream) bytes += Buffer.byteLength(chunk);
+  return bytes;
+}
+
 async function main() {
   if (process.env.BENCH_SITE_NO_BUILD !== '1')
     require('./build-plugin').buildPlugin({ silent: true });
@@ -354,6 +361,18 @@ async function main() {
     figures.incrementalMs = incremental.ms;
     figures.incrementalChanges = incremental.result.snapshot?.changes ?? null;
 
+    // Discovery documents of the whole site (issue 10): the first read also folds the snapshot
+    // into its per-page policy; each is streamed to the end and counted.
+    const discovery = strapi.plugin('sitemap-ai').service('discovery');
+    const llmsFull = await timed(sampler, async () => drain((await discovery.llmsFull()).stream));
+    figures.llmsFullMs = llmsFull.ms;
+    figures.llmsFullMb = llmsFull.result / 2 ** 20;
+    figures.llmsFullRssMb = llmsFull.rssPeakGrowthMb;
+    const sitemap = await timed(sampler, async () => drain((await discovery.sitemap(0)).stream));
+    figures.sitemapMs = sitemap.ms;
+    figures.sitemapMb = sitemap.result / 2 ** 20;
+    figures.sitemapRssMb = sitemap.rssPeakGrowthMb;
+
     figures.publishWithMs = await publishes(strapi, 100, 'Published with the plugin');
   } finally {
     await strapi.destroy();
@@ -396,6 +415,8 @@ function report(f) {
     pluginTablesMb: r(f.pluginTablesMb),
     publishWithMs: r(f.publishWithMs),
     publishWithoutMs: r(f.publishWithoutMs),
+    llmsFullMb: r(f.llmsFullMb),
+    sitemapMb: r(f.sitemapMb),
   };
   console.log(JSON.stringify(json));
   const against = (ms) =>
@@ -430,6 +451,12 @@ function report(f) {
       `first build +${f.firstBuildRssMb} MB, re-compare +${f.recompareRssMb} MB`,
       `read+hash +${f.readHashRssMb} MB`,
     ],
+    [
+      'llms-full.txt (first read, with the policy fold)',
+      `${f.llmsFullMs} ms, ${r(f.llmsFullMb)} MB`,
+      `+${f.llmsFullRssMb} MB RSS`,
+    ],
+    ['sitemap.xml', `${f.sitemapMs} ms, ${r(f.sitemapMb)} MB`, `+${f.sitemapRssMb} MB RSS`],
     [
       'publish latency',
       `${r(f.publishWithMs)} ms with, ${r(f.publishWithoutMs)} ms without`,

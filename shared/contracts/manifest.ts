@@ -70,6 +70,9 @@ export interface ManifestItem {
     first_published?: string;
   };
   content_url: string;
+  /** Page items: the clean Markdown copy and the schema.org JSON-LD (docs/protocol.md §9.3). */
+  markdown_url?: string;
+  jsonld_url?: string;
   columns?: Column[];
   units?: string[];
   source_method?: string;

@@ -262,7 +262,10 @@ describe.each(testDatabases())('discovery documents on %s', (client) => {
 
     // JSON-LD of each page: what the manifest says of it and of its fragments.
     for (const page of pages) {
-      const res = await get(`${API}/pages/${page.item.id}/jsonld`).expect(200);
+      // Page items point to their JSON-LD and Markdown copies.
+      expect(pathOf(page.item.jsonld_url!)).toBe(`${API}/pages/${page.item.id}/jsonld`);
+      expect(pathOf(page.item.markdown_url!)).toBe(`${API}/pages/${page.item.id}.md`);
+      const res = await get(pathOf(page.item.jsonld_url!)).expect(200);
       expect(res.headers['content-type']).toMatch(/^application\/ld\+json/);
       const doc = JSON.parse(res.text) as Record<string, unknown> & {
         hasPart?: { url: string; license: string }[];

@@ -64,6 +64,8 @@ const CORE_EXPORTS = [
   'ROUTE_KINDS',
   'ReadinessTally',
   'SCHEMA_ID',
+  'SITEMAP_MAX_BYTES',
+  'SITEMAP_MAX_URLS',
   'SPEC_VERSION',
   'STABILITY_SCALE_DAYS',
   'SharedRateLimiter',
@@ -164,6 +166,8 @@ const CORE_EXPORTS = [
   'sha256Hex',
   'shareSummary',
   'signPayload',
+  'sitemapPartStarts',
+  'sitemapUrlBytes',
   'slugify',
   'splitPermalink',
   'stabilityScore',
@@ -181,6 +185,7 @@ const CORE_EXPORTS = [
   'verifySignature',
   'versionItem',
   'versionString',
+  'withPageLinks',
 ];
 
 /** `strapi-plugin-sitemap-ai/anchors`, imported by sites' front ends. */

@@ -26,3 +26,4 @@ export * from './settings';
 export * from './agents';
 export * from './access-log';
 export * from './readiness';
+export * from './sitemap';

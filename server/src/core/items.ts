@@ -431,3 +431,24 @@ export function servedItem(
   }
   return ordered as unknown as ManifestItem;
 }
+
+/**
+ * A page item with the addresses of its discovery copies (docs/protocol.md §9.3): its clean
+ * Markdown (`markdown_url`) and its JSON-LD (`jsonld_url`), next to `content_url` and on the
+ * same base, so the three never point at different servers. Other items are returned as they are.
+ */
+export function withPageLinks(item: ManifestItem): ManifestItem {
+  if (item.type !== 'article') return item;
+  const cut = item.content_url.lastIndexOf('/fragments/');
+  if (cut < 0) return item;
+  const base = item.content_url.slice(0, cut);
+  const ordered: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    ordered[key] = value;
+    if (key === 'content_url') {
+      ordered.markdown_url = `${base}/pages/${item.id}.md`;
+      ordered.jsonld_url = `${base}/pages/${item.id}/jsonld`;
+    }
+  }
+  return ordered as unknown as ManifestItem;
+}

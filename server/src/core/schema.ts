@@ -121,6 +121,8 @@ const item = {
       additionalProperties: false,
     },
     content_url: httpUrl,
+    markdown_url: httpUrl,
+    jsonld_url: httpUrl,
     columns: { type: 'array', items: column },
     units: { type: 'array', items: { type: 'string' } },
     source_method: { type: 'string' },

@@ -21,6 +21,7 @@ import {
   type PolicyDocument,
 } from '../core/interop';
 import { servedItem } from '../core/items';
+import { sitemapPartStarts, sitemapUrlBytes } from '../core/sitemap';
 import type { ManifestItem, Usage } from '../core/types';
 import type { DiscoveryConfig } from '../core/config';
 import { createItemRepository } from '../repositories/item-repository';
@@ -49,6 +50,13 @@ export interface DiscoveryPage {
   pathUsage: Usage;
   altOf?: string;
   topics?: string[];
+}
+
+interface SitemapLayout {
+  ordered: DiscoveryPage[];
+  groups: Map<string, { lang: string; url: string }[]>;
+  /** Index in `ordered` where each sitemap file starts; one entry: a single file. */
+  starts: number[];
 }
 
 export interface DiscoveryIndex {
@@ -231,6 +239,28 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
     return schema?.info?.displayName ?? uid.split('.').pop() ?? uid;
   }
 
+  /** Pages in id order, translation groups and where each sitemap file starts (once per index). */
+  const layouts = new WeakMap<DiscoveryIndex, { perFile: number; layout: SitemapLayout }>();
+  function sitemapLayout(idx: DiscoveryIndex, perFile: number): SitemapLayout {
+    const known = layouts.get(idx);
+    if (known?.perFile === perFile) return known.layout;
+    const ordered = [...idx.pages].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const groups = new Map<string, { lang: string; url: string }[]>();
+    for (const page of ordered) {
+      const key = page.altOf ?? page.id;
+      const list = groups.get(key) ?? [];
+      list.push({ lang: page.lang, url: page.url });
+      groups.set(key, list);
+    }
+    const sizes = ordered.map((page) => {
+      const group = groups.get(page.altOf ?? page.id) ?? [];
+      return sitemapUrlBytes(page.url, group.length > 1 ? group.map((g) => g.url) : []);
+    });
+    const layout = { ordered, groups, starts: sitemapPartStarts(sizes, perFile) };
+    layouts.set(idx, { perFile, layout });
+    return layout;
+  }
+
   const service = {
     index,
     urls,
@@ -370,23 +400,17 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
       return { index: idx, stream: Readable.from(generate()) };
     },
 
-    /** How many sitemap files the page list needs (0: one urlset, no index). */
-    async sitemapParts(): Promise<{ index: DiscoveryIndex; parts: number }> {
-      const idx = await index();
-      const perFile = settings().config().discovery.sitemapUrlsPerFile;
-      const parts = idx.pages.length > perFile ? Math.ceil(idx.pages.length / perFile) : 0;
-      return { index: idx, parts };
-    },
-
     /**
      * sitemap.xml (sitemaps.org): every published page with `lastmod`, translations linked with
-     * `xhtml:link rel="alternate" hreflang`; past `sitemapUrlsPerFile` URLs a sitemap index of
-     * numbered parts. `part` 0 is the top-level file.
+     * `xhtml:link rel="alternate" hreflang`; when the pages need more than one file (more than
+     * `sitemapUrlsPerFile` URLs, or more than 50 MB), a sitemap index of numbered parts.
+     * `part` 0 is the top-level file.
      */
     async sitemap(part: number): Promise<{ index: DiscoveryIndex; stream: Readable }> {
-      const { index: idx, parts } = await service.sitemapParts();
-      const perFile = settings().config().discovery.sitemapUrlsPerFile;
-      if (part === 0 && parts > 0) {
+      const idx = await index();
+      const layout = sitemapLayout(idx, settings().config().discovery.sitemapUrlsPerFile);
+      const parts = layout.starts.length;
+      if (part === 0 && parts > 1) {
         const stream = new SitemapIndexStream();
         const lastmod = idx.snapshot.builtAt;
         (async () => {
@@ -396,23 +420,17 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
         })().catch((error) => stream.destroy(error));
         return { index: idx, stream };
       }
-      if (part > parts || (part > 0 && parts === 0))
+      if (part > parts || (part > 0 && parts === 1))
         throw new DocumentNotFoundError(`sitemap-${part}.xml`);
-      const ordered = [...idx.pages].sort((a, b) => (a.id < b.id ? -1 : 1));
-      const slice = part === 0 ? ordered : ordered.slice((part - 1) * perFile, part * perFile);
-      const groups = new Map<string, { lang: string; url: string }[]>();
-      for (const page of idx.pages) {
-        const key = page.altOf ?? page.id;
-        const list = groups.get(key) ?? [];
-        list.push({ lang: page.lang, url: page.url });
-        groups.set(key, list);
-      }
+      const from = part === 0 ? 0 : layout.starts[part - 1]!;
+      const to =
+        part === 0 ? layout.ordered.length : (layout.starts[part] ?? layout.ordered.length);
       const stream = new SitemapStream({
         xmlns: { news: false, video: false, image: false, xhtml: true },
       });
       (async () => {
-        for (const page of slice) {
-          const group = groups.get(page.altOf ?? page.id) ?? [];
+        for (const page of layout.ordered.slice(from, to)) {
+          const group = layout.groups.get(page.altOf ?? page.id) ?? [];
           const ok = stream.write({
             url: page.url,
             lastmod: page.modified,

@@ -8,7 +8,7 @@ import {
   NoSnapshotError,
   SnapshotGoneError,
 } from '../core/errors';
-import { servedItem } from '../core/items';
+import { servedItem, withPageLinks } from '../core/items';
 import { changelogPosition, decodePageToken, encodePageToken } from '../core/page-token';
 import type { ManifestItem } from '../core/types';
 import { createItemRepository, type ServedRow } from '../repositories/item-repository';
@@ -42,7 +42,9 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
   const secret = () => getService(strapi, 'settings').tokenSecret();
 
   function serve(row: ServedRow, snapshot: SnapshotRecord): ManifestItem {
-    return servedItem(row.data, row.history, row.stabilityPin, new Date(snapshot.builtAt));
+    return withPageLinks(
+      servedItem(row.data, row.history, row.stabilityPin, new Date(snapshot.builtAt)),
+    );
   }
 
   async function current(): Promise<SnapshotRecord> {
