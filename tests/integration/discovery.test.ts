@@ -190,7 +190,21 @@ describe.each(testDatabases())('discovery documents on %s', (client) => {
     }
 
     // llms.txt: H1 first, one blockquote, then H2 sections of link lists, per the proposal.
-    const llms = (await get(`${API}/llms.txt`).expect(200)).text;
+    const llmsRes = await get(`${API}/llms.txt`).expect(200);
+    const llms = llmsRes.text;
+    // Its headers state the strictest policy of the pages it carries, all open to inference;
+    // robots.txt's the strictest of the whole site.
+    const carried = strictestUsage(
+      pages.filter((p) => permits(p.item.usage, 'infer')).map((p) => p.item.usage),
+    )!;
+    expect(token(llmsRes.headers['content-signal'], 'ai-input')).toBe('yes');
+    expect(token(llmsRes.headers['content-signal'], 'ai-train')).toBe(
+      permits(carried, 'train') ? 'yes' : 'no',
+    );
+    const site = strictestUsage(pages.map((p) => p.pathUsage))!;
+    expect(token(robotsRes.headers['content-signal'], 'ai-input')).toBe(
+      permits(site, 'infer') ? 'yes' : 'no',
+    );
     const lines = llms.split('\n');
     expect(lines[0]).toMatch(/^# \S/);
     expect(lines.filter((l) => l.startsWith('# '))).toHaveLength(1);

@@ -39,6 +39,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
       body?: unknown;
       stream?: NodeJS.ReadableStream;
     }>,
+    policyOf: (idx: DiscoveryIndex) => DiscoveryIndex['overall'] = (idx) => idx.overall,
   ): Promise<void> {
     validateNoParams(ctx.query);
     const result = await produce();
@@ -48,7 +49,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
       { etag: etagOf(idx, name), lastModified: idx.snapshot.builtAt },
       async () => {
         ctx.type = type;
-        setPolicy(ctx, idx.overall);
+        setPolicy(ctx, policyOf(idx));
         if (result.stream) return result.stream;
         return typeof result.body === 'string' ? result.body : JSON.stringify(result.body, null, 2);
       },
@@ -66,10 +67,23 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
       siteDocument(ctx, 'rsl', 'application/rsl+xml; charset=utf-8', () => discovery().rsl()),
     tdmrep: (ctx: Context) =>
       siteDocument(ctx, 'tdmrep', 'application/json; charset=utf-8', () => discovery().tdmrep()),
+    // llms.txt and llms-full.txt carry only pages open to inference: theirs is the policy stated.
     llms: (ctx: Context) =>
-      siteDocument(ctx, 'llms', 'text/markdown; charset=utf-8', () => discovery().llms()),
+      siteDocument(
+        ctx,
+        'llms',
+        'text/markdown; charset=utf-8',
+        () => discovery().llms(),
+        (idx) => idx.inferable,
+      ),
     llmsFull: (ctx: Context) =>
-      siteDocument(ctx, 'llms-full', 'text/markdown; charset=utf-8', () => discovery().llmsFull()),
+      siteDocument(
+        ctx,
+        'llms-full',
+        'text/markdown; charset=utf-8',
+        () => discovery().llmsFull(),
+        (idx) => idx.inferable,
+      ),
     sitemap: (ctx: Context) =>
       siteDocument(ctx, 'sitemap', 'application/xml; charset=utf-8', () => discovery().sitemap(0)),
 

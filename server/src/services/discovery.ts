@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { Readable } from 'node:stream';
 import { SitemapIndexStream, SitemapStream } from 'sitemap';
-import { SPEC_VERSION } from '../../../shared/constants';
+import { DEFAULT_USAGE, SPEC_VERSION } from '../../../shared/constants';
 import { DocumentNotFoundError, ItemNotFoundError } from '../core/errors';
 import {
   AIPREF_ATTACH_DRAFT,
@@ -65,6 +65,8 @@ export interface DiscoveryIndex {
   document: PolicyDocument;
   /** The strictest usage of everything published: the policy of responses that carry many pages. */
   overall: { usage: Usage; license: string };
+  /** The strictest usage of the pages open to inference: the policy of llms.txt and llms-full.txt. */
+  inferable: { usage: Usage; license: string };
   fingerprint: string;
 }
 
@@ -185,15 +187,21 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
       urls: urls(),
       rules,
     };
-    const overallUsage =
-      strictestUsage(list.map((p) => p.pathUsage)) ??
-      strictestUsage([{ ...site.defaults.usage } as Usage]) ??
-      ({ train: 'deny', infer: 'deny', cache: 'deny', redistribute: 'deny' } as Usage);
+    // With nothing published, the site's defaults speak for it.
+    const siteUsage: Usage = { ...DEFAULT_USAGE, ...site.defaults.usage };
+    const inferable = list.filter((p) => permits(p.usage, 'infer'));
     return {
       snapshot,
       pages: list,
       document,
-      overall: { usage: overallUsage, license: site.defaults.license },
+      overall: {
+        usage: strictestUsage(list.map((p) => p.pathUsage)) ?? siteUsage,
+        license: site.defaults.license,
+      },
+      inferable: {
+        usage: strictestUsage(inferable.map((p) => p.usage)) ?? siteUsage,
+        license: site.defaults.license,
+      },
       fingerprint: sha256Hex(JSON.stringify(document)).slice(0, 20),
     };
   }
