@@ -55,6 +55,16 @@ module.exports = ({ env }) => ({
         endpoint: env('SITEMAP_AI_INDEXNOW_ENDPOINT', 'https://api.indexnow.org/indexnow'),
         key: env('SITEMAP_AI_INDEXNOW_KEY'),
       },
+      // Verified AI agents: Web Bot Auth key directories and published IP ranges (tests set them).
+      agents: {
+        directories: env.json('SITEMAP_AI_AGENT_DIRECTORIES', []),
+        ipRanges: env.json('SITEMAP_AI_AGENT_RANGES', []),
+        requireVerifiedFor: env.array('SITEMAP_AI_REQUIRE_VERIFIED', []),
+        verifiedRateLimit: {
+          max: env.int('SITEMAP_AI_VERIFIED_RATE_LIMIT_MAX', 6000),
+          windowSeconds: 60,
+        },
+      },
       // Discovery documents (llms.txt, robots.txt, RSL, TDMRep, sitemap.xml) also at the origin's root.
       discovery: {
         serveAtRoot: env.bool('SITEMAP_AI_SERVE_AT_ROOT', true),

@@ -76,14 +76,16 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
         () => discovery().llms(),
         (idx) => idx.inferable,
       ),
-    llmsFull: (ctx: Context) =>
-      siteDocument(
+    llmsFull: async (ctx: Context) => {
+      await getService(strapi, 'agents').requireVerified(ctx, 'llms-full');
+      return siteDocument(
         ctx,
         'llms-full',
         'text/markdown; charset=utf-8',
         () => discovery().llmsFull(),
         (idx) => idx.inferable,
-      ),
+      );
+    },
     sitemap: (ctx: Context) =>
       siteDocument(ctx, 'sitemap', 'application/xml; charset=utf-8', () => discovery().sitemap(0)),
 
@@ -100,6 +102,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
     async pageMarkdown(ctx: Context) {
       const id = validateItemId(ctx.params.id);
       validateNoParams(ctx.query);
+      await getService(strapi, 'agents').requireVerified(ctx, 'content');
       const { snapshot, item, checksum, content } = await discovery().pageMarkdown(id);
       const hex = checksum.replace(/^sha256:/, '');
       await respondWithCache(

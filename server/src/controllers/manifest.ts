@@ -106,6 +106,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     async content(ctx: Context) {
       const id = validateItemId(ctx.params.id);
       validateNoParams(ctx.query);
+      await getService(strapi, 'agents').requireVerified(ctx, 'content');
       const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
       const { item } = await manifest().item(id);
       const hex = checksum.replace(/^sha256:/, '');

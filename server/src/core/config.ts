@@ -171,6 +171,47 @@ function uidKeySchema() {
 }
 const uidKey = uidKeySchema();
 
+/**
+ * Verified AI agents (docs/protocol.md §7.2): Web Bot Auth key directories and published IP
+ * ranges per agent family, how long what they publish is trusted, and the verified tier's limit.
+ */
+const familyName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, 'must be an agent family name such as GPTBot');
+const AGENTS_DEFAULTS = {
+  directories: [],
+  ipRanges: [],
+  cacheSeconds: 3600,
+  requireVerifiedFor: [],
+  verifiedRateLimit: { max: 6000, windowSeconds: 60 },
+};
+const agentsConfigSchema = z
+  .object({
+    directories: z
+      .array(z.object({ family: familyName, url: endpointUrl }).strict())
+      .max(50)
+      .default([]),
+    ipRanges: z
+      .array(z.object({ family: familyName, url: endpointUrl }).strict())
+      .max(50)
+      .default([]),
+    cacheSeconds: z.number().int().min(10).max(86_400).default(3600),
+    /** Serve fragment content and llms-full.txt only to verified agents (the manifest stays open). */
+    requireVerifiedFor: z
+      .array(z.enum(['content', 'llms-full']))
+      .max(2)
+      .default([]),
+    verifiedRateLimit: z
+      .object({
+        max: z.number().int().min(1).max(1_000_000).default(6000),
+        windowSeconds: z.number().int().min(1).max(86_400).default(60),
+      })
+      .strict()
+      .default({ max: 6000, windowSeconds: 60 }),
+  })
+  .strict()
+  .default(AGENTS_DEFAULTS);
+
 /** Discovery documents (docs/protocol.md §9): llms.txt text, crawlers named, root serving. */
 const DISCOVERY_DEFAULTS = { serveAtRoot: false, optionalTypes: [], sitemapUrlsPerFile: 50_000 };
 const discoveryConfigSchema = z
@@ -290,6 +331,7 @@ export const pluginConfigSchema = z
     webhooks: webhooksConfigSchema,
     indexNow: indexNowConfigSchema,
     discovery: discoveryConfigSchema,
+    agents: agentsConfigSchema,
     /** SPEC §8, §9: the pseudonymised access log of the public routes and how long it is kept. */
     accessLog: z
       .object({
@@ -309,6 +351,7 @@ export type WebhookSubscriberConfig = WebhooksConfig['subscribers'][number];
 export type IndexNowConfig = PluginConfig['indexNow'];
 export type AccessLogConfig = PluginConfig['accessLog'];
 export type DiscoveryConfig = PluginConfig['discovery'];
+export type AgentsConfig = PluginConfig['agents'];
 
 function keyPath(path: readonly PropertyKey[]): string {
   return path

@@ -67,6 +67,16 @@ export class DocumentNotFoundError extends SitemapAiError {
   }
 }
 
+/** The site serves this only to verified AI agents (config `agents.requireVerifiedFor`). */
+export class VerificationRequiredError extends SitemapAiError {
+  constructor(what: string) {
+    super(
+      `This site serves ${what} only to verified AI agents: sign requests with Web Bot Auth from a key directory the site trusts, or call from your operator's published addresses. The manifest stays open.`,
+      403,
+    );
+  }
+}
+
 /** The manifest has not been built yet. */
 export class NoSnapshotError extends SitemapAiError {
   constructor() {

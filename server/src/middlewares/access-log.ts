@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import type { AgentTier } from '../services/agents';
 import type { Context, Next } from 'koa';
 import {
   ITEM_ROUTE_KINDS,
@@ -41,6 +42,7 @@ export default (config: { kind?: string } | undefined, { strapi }: { strapi: Cor
           : null,
         status,
         ip: ctx.ip || ctx.request.ip || 'unknown',
+        tier: (ctx.state as { sitemapAiTier?: AgentTier }).sitemapAiTier,
         validators: itemRoute
           ? parseClientValidators(ctx.get('If-None-Match'))
           : { versions: [], checksums: [] },

@@ -9,12 +9,24 @@ import { getService } from '../utils/get-service';
  */
 export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) => {
   return async (ctx: Context, next: Next) => {
-    const decision = await getService(strapi, 'rate-limit').check(ctx.ip || 'unknown');
+    // A verified AI agent (docs/protocol.md §7.2) has its own, higher limit, counted by who it
+    // is; an unverified claim is limited like any other client.
+    const identity = await getService(strapi, 'agents').identify(ctx);
+    const { verifiedRateLimit } = getService(strapi, 'settings').config().agents;
+    const tier =
+      identity.tier === 'verified'
+        ? {
+            name: 'verified',
+            identity: `${identity.family}/${identity.subject ?? ''}`,
+            ...verifiedRateLimit,
+          }
+        : undefined;
+    const decision = await getService(strapi, 'rate-limit').check(ctx.ip || 'unknown', tier);
     if (!decision) return next();
     ctx.set('RateLimit-Limit', String(decision.max));
     ctx.set('RateLimit-Remaining', String(decision.remaining));
     if (!decision.allowed) {
-      const { windowSeconds } = getService(strapi, 'settings').config().rateLimit;
+      const { windowSeconds } = decision;
       ctx.status = 429;
       ctx.set('Retry-After', String(decision.retryAfter));
       ctx.body = {

@@ -18,6 +18,8 @@ export interface AccessLogRecord {
   drift: boolean;
   status: number;
   client: string;
+  /** How the caller was treated (docs/protocol.md §7.2): verified, unverified or anonymous. */
+  tier: string;
 }
 
 /** Requests per agent family and type. */
@@ -52,6 +54,7 @@ export const createAccessLogRepository = ({ strapi }: { strapi: Core.Strapi }) =
           client_version: r.clientVersion,
           drift: r.drift,
           status: r.status,
+          tier: r.tier,
           client: r.client,
         })),
       );
@@ -125,6 +128,7 @@ export const createAccessLogRepository = ({ strapi }: { strapi: Core.Strapi }) =
         drift: row.drift === true || row.drift === 1 || row.drift === '1',
         status: Number(row.status),
         client: String(row.client),
+        tier: row.tier ? String(row.tier) : 'anonymous',
       }));
     },
 

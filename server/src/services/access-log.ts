@@ -18,6 +18,7 @@ import {
 import { createItemRepository } from '../repositories/item-repository';
 import { createSnapshotRepository } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
+import type { AgentTier } from './agents';
 
 /** One request as the middleware saw it; the raw address lives only here, in memory, until the next write. */
 export interface AccessLogHit {
@@ -29,6 +30,8 @@ export interface AccessLogHit {
   status: number;
   ip: string;
   validators: ClientValidators;
+  /** How the caller was treated (verified, unverified, anonymous). */
+  tier?: AgentTier;
 }
 
 /** Entries waiting to be written beyond this are dropped (and counted): a flood must not grow memory. */
@@ -101,6 +104,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
         drift,
         status: hit.status,
         client: pseudonymiseClient(hit.ip, await saltOf(utcDay(hit.at))),
+        tier: hit.tier ?? 'anonymous',
       });
     }
     return records;

@@ -1,4 +1,5 @@
 import { createAccessLogService } from './access-log';
+import { createAgentsService } from './agents';
 import { createDashboardService } from './dashboard';
 import { createDiscoveryService } from './discovery';
 import { createEntryPanelService } from './entry-panel';
@@ -30,4 +31,5 @@ export default {
   'rate-limit': createRateLimitService,
   policy: createPolicyService,
   discovery: createDiscoveryService,
+  agents: createAgentsService,
 };

@@ -22,9 +22,18 @@ const ERROR_LOG_INTERVAL_MS = 60_000;
  * the store longer than `rateLimitStore.waitMs`, and a store that fails leaves each instance
  * limiting on its own counts (logged), never a 5xx.
  */
+/** A caller with its own limit (docs/protocol.md §7.2): a verified agent, counted by who it is. */
+export interface RateLimitTier {
+  name: string;
+  /** Who is counted: the same agent on every address is one client. */
+  identity: string;
+  max: number;
+  windowSeconds: number;
+}
+
 export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
-  let limiter: SharedRateLimiter | null = null;
-  let limiterKey = '';
+  /** One limiter per tier and limit (`anonymous/600/60`, `verified/6000/60`). */
+  const limiters = new Map<string, SharedRateLimiter>();
   let store: CounterStore | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
   let running: Promise<void> | null = null;
@@ -57,11 +66,10 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** Hand this instance's new counts to the store and learn the totals (one run at a time). */
   async function runOnce(): Promise<void> {
-    const current = limiter;
-    if (!current) return;
     const now = Date.now();
-    const deltas = current.takeDeltas(now);
-    if (deltas.length > 0) {
+    for (const current of [...limiters.values()]) {
+      const deltas = current.takeDeltas(now);
+      if (deltas.length === 0) continue;
       try {
         current.settle(deltas, await storeOf().add(deltas, now), now);
       } catch (error) {
@@ -95,7 +103,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
     if (timer) return;
     const { syncMs } = getService(strapi, 'settings').config().rateLimitStore;
     timer = setInterval(() => {
-      if (limiter?.pending()) void sync();
+      if ([...limiters.values()].some((l) => l.pending())) void sync();
     }, syncMs);
     timer.unref();
   }
@@ -111,21 +119,27 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   const service = {
-    /** Count one request of `ip` and decide it; `null` when the rate limit is off. */
-    async check(ip: string): Promise<(RateLimitDecision & { max: number }) | null> {
+    /**
+     * Count one request and decide it; `null` when the rate limit is off. A caller of a tier
+     * (a verified agent) is counted by its identity against the tier's limit, anyone else by
+     * address against `rateLimit`.
+     */
+    async check(
+      ip: string,
+      tier?: RateLimitTier,
+    ): Promise<(RateLimitDecision & { max: number; windowSeconds: number }) | null> {
       const { rateLimit, rateLimitStore } = getService(strapi, 'settings').config();
       if (!rateLimit.enabled) return null;
-      const key = `${rateLimit.max}/${rateLimit.windowSeconds}`;
-      if (!limiter || limiterKey !== key) {
-        limiter = new SharedRateLimiter(
-          rateLimit.max,
-          rateLimit.windowSeconds * 1000,
-          rateLimitStore.syncMs,
-        );
-        limiterKey = key;
+      const max = tier?.max ?? rateLimit.max;
+      const windowSeconds = tier?.windowSeconds ?? rateLimit.windowSeconds;
+      // The anonymous tier's key stays `max/window`, so counts survive an upgrade.
+      const key = tier ? `${tier.name}:${max}/${windowSeconds}` : `${max}/${windowSeconds}`;
+      let current = limiters.get(key);
+      if (!current) {
+        current = new SharedRateLimiter(max, windowSeconds * 1000, rateLimitStore.syncMs);
+        limiters.set(key, current);
       }
-      const current = limiter;
-      const client = clientKey(ip, key);
+      const client = clientKey(tier ? `${tier.name}:${tier.identity}` : ip, key);
       startTimer();
       if (current.count(client, Date.now())) {
         let timeout: ReturnType<typeof setTimeout> | undefined;
@@ -137,7 +151,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
         ]);
         clearTimeout(timeout);
       }
-      return { ...current.decide(client, Date.now()), max: rateLimit.max };
+      return { ...current.decide(client, Date.now()), max, windowSeconds };
     },
 
     /** Store what is counted so far (tests, shutdown). */
@@ -145,8 +159,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Forget this instance's counts (the limit changed: the next counts go to new buckets). */
     reset(): void {
-      limiter = null;
-      limiterKey = '';
+      limiters.clear();
     },
 
     /** Store the last counts and close the store (call and await in destroy). */
@@ -156,7 +169,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
       await sync().catch(logError);
       if (store) await store.close().catch(logError);
       store = null;
-      limiter = null;
+      limiters.clear();
     },
   };
   return service;
