@@ -28,7 +28,7 @@ function keyPair() {
  * Verified agents (issue 12): an agent operator's key directory and published ranges are served
  * from 127.0.0.1; requests are signed with the suite's own Ed25519 keys through `web-bot-auth`.
  */
-describe.each(testDatabases().filter((c) => c !== 'mysql'))('verified agents on %s', (client) => {
+describe.each(testDatabases())('verified agents on %s', (client) => {
   let app: TestApp;
   let operator: Server;
   let operatorUrl = '';
