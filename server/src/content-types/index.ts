@@ -1,6 +1,7 @@
 import accessLogEntry from './access-log-entry/schema.json';
 import accessLogSalt from './access-log-salt/schema.json';
 import alias from './alias/schema.json';
+import assistantVisit from './assistant-visit/schema.json';
 import changelogEntry from './changelog-entry/schema.json';
 import dirtyMark from './dirty-mark/schema.json';
 import fragmentState from './fragment-state/schema.json';
@@ -26,6 +27,8 @@ export default {
         { name: 'sitemap_ai_items_id_idx', columns: ['item_id', 'seq_from'] },
         { name: 'sitemap_ai_items_from_idx', columns: ['seq_from'] },
         { name: 'sitemap_ai_items_source_idx', columns: ['source_uid', 'source_document'] },
+        // A page's fragments (its JSON-LD `hasPart`).
+        { name: 'sitemap_ai_items_parent_idx', columns: ['parent_item', 'seq_from'] },
       ],
     },
   },
@@ -87,6 +90,13 @@ export default {
         },
         { name: 'sitemap_ai_rate_counters_expiry_idx', columns: ['expires_at'] },
       ],
+    },
+  },
+  // Visits from AI assistants that front ends report (docs/protocol.md §10).
+  'assistant-visit': {
+    schema: {
+      ...assistantVisit,
+      indexes: [{ name: 'sitemap_ai_assistant_visits_at_idx', columns: ['at'] }],
     },
   },
   'access-log-salt': {

@@ -17,6 +17,7 @@ export const ROUTE_KINDS = [
   'schema',
   'discovery',
   'page',
+  'beacon',
 ] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 

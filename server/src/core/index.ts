@@ -27,3 +27,4 @@ export * from './agents';
 export * from './access-log';
 export * from './readiness';
 export * from './sitemap';
+export * from './geo';

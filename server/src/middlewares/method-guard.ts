@@ -4,7 +4,7 @@ import { PLUGIN_ID } from '../../../shared/constants';
 
 /** The plugin's public paths, below `<api prefix>/sitemap-ai` (routes/content-api.ts). */
 const PUBLIC_PATH =
-  /^\/(?:manifest(?:\.json|\.xml)?|delta|schema\.json|fragments\/[^/]+(?:\/changelog|\/content)?|policy\.json|robots\.txt|rsl\.xml|tdmrep\.json|llms(?:-full)?\.txt|sitemap(?:-[0-9]+)?\.xml|pages\/[^/]+(?:\.md|\/jsonld))\/?$/;
+  /^\/(?:manifest(?:\.json|\.xml)?|delta|schema\.json|fragments\/[^/]+(?:\/changelog|\/content)?|policy\.json|robots\.txt|rsl\.xml|tdmrep\.json|llms(?:-full)?\.txt|sitemap(?:-[0-9]+)?\.xml|pages\/[^/]+(?:\.md|\/jsonld)|beacon)\/?$/;
 const ALLOWED = 'GET, HEAD';
 
 /**

@@ -26,6 +26,8 @@ export default {
     guarded('GET', '/snapshots', 'admin.snapshots', ACTIONS.readDashboard),
     guarded('GET', '/webhooks/deliveries', 'admin.deliveries', ACTIONS.readDashboard),
     guarded('GET', '/dashboard', 'dashboard.show', ACTIONS.readDashboard),
+    guarded('GET', '/geo', 'dashboard.geo', ACTIONS.readDashboard),
+    guarded('GET', '/geo.csv', 'dashboard.geoCsv', ACTIONS.readDashboard),
     guarded('GET', '/settings', 'settings.find', ACTIONS.readSettings),
     guarded('PUT', '/settings', 'settings.update', ACTIONS.updateSettings),
     guarded('POST', '/webhooks/test', 'settings.testWebhook', ACTIONS.updateSettings),

@@ -43,5 +43,7 @@ export default {
     publicRoute('/sitemap-:part.xml', 'discovery.sitemapPart', 'discovery'),
     publicRoute('/pages/:id.md', 'discovery.pageMarkdown', 'page'),
     publicRoute('/pages/:id/jsonld', 'discovery.pageJsonLd', 'page'),
+    // Visits from AI assistants that front ends report (docs/protocol.md §10).
+    publicRoute('/beacon', 'dashboard.beacon', 'beacon'),
   ],
 };

@@ -184,6 +184,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
       lastPrune = Date.now();
       const cutoff = new Date(now.getTime() - settings().retentionDays * 86_400_000).toISOString();
       const deleted = await repository.prune(cutoff);
+      await getService(strapi, 'geo').pruneVisits(cutoff);
       await repository.dropSaltsBefore(utcDay(now));
       if (salt && salt.day < utcDay(now)) salt = null;
       return deleted;
@@ -194,6 +195,11 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
       const windowDays = settings().retentionDays;
       const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString();
       return { windowDays, rows: await repository.ingest(since) };
+    },
+
+    /** The pseudonym of a client on the day of `at` (the same the access log writes). */
+    async pseudonym(ip: string, at: string): Promise<string> {
+      return pseudonymiseClient(ip, await saltOf(utcDay(at)));
     },
 
     /** Stored entries, oldest first (bounded). */

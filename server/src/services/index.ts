@@ -4,6 +4,7 @@ import { createDashboardService } from './dashboard';
 import { createDiscoveryService } from './discovery';
 import { createEntryPanelService } from './entry-panel';
 import { createEventsService } from './events';
+import { createGeoService } from './geo';
 import { createInstancesService } from './instances';
 import { createManifestService } from './manifest';
 import { createPolicyService } from './policy';
@@ -32,4 +33,5 @@ export default {
   policy: createPolicyService,
   discovery: createDiscoveryService,
   agents: createAgentsService,
+  geo: createGeoService,
 };
