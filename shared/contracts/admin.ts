@@ -289,3 +289,25 @@ export interface InstanceSummary {
   /** When its presence ends unless it renews it (ISO 8601). */
   expires_at: string;
 }
+
+/** A distribution of durations in milliseconds (nearest-rank percentiles). */
+export interface DurationDistribution {
+  count: number;
+  median: number | null;
+  p90: number | null;
+}
+
+/** GET /sitemap-ai/geo?days=30 (docs/protocol.md §10): the GEO metrics of the last `windowDays`. */
+export interface GeoMetrics {
+  windowDays: number;
+  /** Per agent family: from a published change to its first fetch of the new version. */
+  timeToIndex: ({ agent: string } & DurationDistribution)[];
+  /** Item fetches asking for an outdated version, per month, against the < 1 % target. */
+  drift: { month: string; fetches: number; drift: number; rate: number; target: number }[];
+  agents: { agent: string; type: string; requests: number; ok: number; successRatio: number }[];
+  daily: { day: string; agent: string; requests: number }[];
+  topFragments: { itemId: string; fetches: number }[];
+  assistants: { assistant: string; visits: number }[];
+  assistantDaily: { day: string; assistant: string; visits: number }[];
+  topVisited: { itemId: string; anchor: string | null; visits: number }[];
+}

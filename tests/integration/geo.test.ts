@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
-import type { GeoMetrics } from '../../server/src/services/geo';
+import type { GeoMetrics } from '../../shared/contracts/admin';
 import { superAdminToken } from '../helpers/admin';
 import { API, pathOf } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';

@@ -182,7 +182,6 @@ const CORE_EXPORTS = [
   'storedItem',
   'subFragmentAnchor',
   'timeToIndex',
-  'toCsv',
   'unmaskSecrets',
   'usageOverrideSchema',
   'utcDay',

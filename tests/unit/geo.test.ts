@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assistantOf, distribution, timeToIndex, toCsv } from '../../server/src/core/geo';
+import { assistantOf, distribution, timeToIndex } from '../../server/src/core/geo';
+import { toCsv } from '../../shared/geo-csv';
 
 describe('timeToIndex', () => {
   const change = { itemId: 'a:x:en:s', version: 'v2.0', at: '2026-11-01T10:00:00.000Z' };

@@ -4,6 +4,7 @@ import { ArrowClockwise } from '@strapi/icons';
 import { Layouts, Page, useRBAC } from '@strapi/strapi/admin';
 import { DashboardMetrics } from '../components/DashboardMetrics';
 import { DeliveriesTable } from '../components/DeliveriesTable';
+import { GeoCharts } from '../components/GeoCharts';
 import { IngestTable } from '../components/IngestTable';
 import { InstancesAlert } from '../components/InstancesAlert';
 import { ReadinessChecklist } from '../components/ReadinessChecklist';
@@ -12,6 +13,7 @@ import { RequestView } from '../components/RequestView';
 import { SectionCard } from '../components/SectionCard';
 import { SnapshotsTable } from '../components/SnapshotsTable';
 import { useDashboardData } from '../hooks/useDashboardData';
+import { useGeoMetrics } from '../hooks/useGeoMetrics';
 import { useRebuild } from '../hooks/useRebuild';
 import { useSnapshots } from '../hooks/useSnapshots';
 import { useTranslate } from '../hooks/useTranslate';
@@ -25,14 +27,17 @@ function Dashboard() {
   const dashboard = useDashboardData();
   const snapshots = useSnapshots();
   const deliveries = useWebhookDeliveries();
+  const geo = useGeoMetrics();
   const { reload: reloadDashboard } = dashboard;
+  const { reload: reloadGeo } = geo;
   const { reload: reloadSnapshots } = snapshots;
   const { reload: reloadDeliveries } = deliveries;
   const reloadAll = React.useCallback(() => {
     reloadDashboard();
     reloadSnapshots();
     reloadDeliveries();
-  }, [reloadDashboard, reloadSnapshots, reloadDeliveries]);
+    reloadGeo();
+  }, [reloadDashboard, reloadSnapshots, reloadDeliveries, reloadGeo]);
   const { state: rebuildState, rebuild } = useRebuild(reloadAll);
   const running = rebuildState.status === 'running';
 
@@ -89,6 +94,15 @@ function Dashboard() {
           <SectionCard title={t('ingest.title')} description={t('ingest.description')}>
             <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
               {(data) => <IngestTable rows={data.ingest} />}
+            </RequestView>
+          </SectionCard>
+
+          <SectionCard
+            title={t('geo.title')}
+            description={t('geo.description', { days: geo.data?.windowDays ?? 30 })}
+          >
+            <RequestView request={geo} errorTitle={t('geo.loadError')}>
+              {(data) => <GeoCharts metrics={data} />}
             </RequestView>
           </SectionCard>
 

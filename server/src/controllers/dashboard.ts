@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { InvalidParameterError } from '../core/errors';
-import { GEO_TABLES, type GeoTable } from '../services/geo';
+import { GEO_TABLES, type GeoTable } from '../../../shared/geo-csv';
 import { getService } from '../utils/get-service';
 
 /** `days` of the GEO metrics: 1–365, 30 unless given. */

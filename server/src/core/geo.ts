@@ -120,14 +120,3 @@ export function timeToIndex(
 export const monthOf = (iso: string): string => iso.slice(0, 7);
 /** `2026-11-30` of an ISO time. */
 export const dayOf = (iso: string): string => iso.slice(0, 10);
-
-/** Rows as CSV (RFC 4180): a header line, then one line per row, fields quoted when needed. */
-export function toCsv(columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const field = (value: unknown) => {
-    const text = value === null || value === undefined ? '' : String(value);
-    // A leading = + - @ would be a formula in a spreadsheet: quote and prefix it.
-    const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
-    return /[",\r\n]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
-  };
-  return [columns, ...rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
-}

@@ -1,42 +1,12 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 
-import {
-  DRIFT_TARGET,
-  assistantOf,
-  dayOf,
-  distribution,
-  monthOf,
-  timeToIndex,
-  toCsv,
-  type Distribution,
-} from '../core/geo';
+import { DRIFT_TARGET, assistantOf, dayOf, distribution, monthOf, timeToIndex } from '../core/geo';
+import type { GeoMetrics } from '../../../shared/contracts/admin';
+import { geoTableCsv, type GeoTable } from '../../../shared/geo-csv';
 import { InvalidParameterError } from '../core/errors';
 import { createGeoRepository } from '../repositories/geo-repository';
 import { getService } from '../utils/get-service';
-
-export interface GeoMetrics {
-  windowDays: number;
-  timeToIndex: ({ agent: string } & Distribution)[];
-  drift: { month: string; fetches: number; drift: number; rate: number; target: number }[];
-  agents: { agent: string; type: string; requests: number; ok: number; successRatio: number }[];
-  daily: { day: string; agent: string; requests: number }[];
-  topFragments: { itemId: string; fetches: number }[];
-  assistants: { assistant: string; visits: number }[];
-  assistantDaily: { day: string; assistant: string; visits: number }[];
-  topVisited: { itemId: string; anchor: string | null; visits: number }[];
-}
-
-export const GEO_TABLES = [
-  'time-to-index',
-  'drift',
-  'agents',
-  'daily',
-  'fragments',
-  'assistants',
-  'visited',
-] as const;
-export type GeoTable = (typeof GEO_TABLES)[number];
 
 const TOP = 10;
 const ANCHOR = /^[a-z0-9][a-z0-9-]{0,79}$/;
@@ -185,46 +155,8 @@ export const createGeoService = ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    /** One table of the metrics as CSV (the dashboard's export buttons). */
-    csv(metrics: GeoMetrics, table: GeoTable): string {
-      switch (table) {
-        case 'time-to-index':
-          return toCsv(
-            ['agent', 'changes_fetched', 'median_ms', 'p90_ms'],
-            metrics.timeToIndex.map((r) => [r.agent, r.count, r.median, r.p90]),
-          );
-        case 'drift':
-          return toCsv(
-            ['month', 'item_fetches', 'drift', 'rate', 'target'],
-            metrics.drift.map((r) => [r.month, r.fetches, r.drift, r.rate, r.target]),
-          );
-        case 'agents':
-          return toCsv(
-            ['agent', 'type', 'requests', 'ok', 'success_ratio'],
-            metrics.agents.map((r) => [r.agent, r.type, r.requests, r.ok, r.successRatio]),
-          );
-        case 'daily':
-          return toCsv(
-            ['day', 'agent', 'requests'],
-            metrics.daily.map((r) => [r.day, r.agent, r.requests]),
-          );
-        case 'fragments':
-          return toCsv(
-            ['item_id', 'fetches'],
-            metrics.topFragments.map((r) => [r.itemId, r.fetches]),
-          );
-        case 'assistants':
-          return toCsv(
-            ['day', 'assistant', 'visits'],
-            metrics.assistantDaily.map((r) => [r.day, r.assistant, r.visits]),
-          );
-        case 'visited':
-          return toCsv(
-            ['item_id', 'anchor', 'visits'],
-            metrics.topVisited.map((r) => [r.itemId, r.anchor, r.visits]),
-          );
-      }
-    },
+    /** One table of the metrics as CSV (the same the dashboard's export buttons write). */
+    csv: (metrics: GeoMetrics, table: GeoTable): string => geoTableCsv(metrics, table),
 
     /** Delete visits older than the access log's retention (called with its prune). */
     pruneVisits: (before: string) => repository.pruneVisits(before),
