@@ -186,6 +186,7 @@ const CORE_EXPORTS = [
   'verifySignature',
   'versionItem',
   'versionString',
+  'withLaterSections',
   'withPageLinks',
 ];
 
