@@ -16,7 +16,7 @@ import {
   WEBHOOK_SECRET_MIN_LENGTH,
 } from './constants';
 import { isHttpUrl, patternPlaceholders } from './urls';
-import type { EditableSettings, SettingsFieldError } from './contracts/admin';
+import type { DiscoverySettings, EditableSettings, SettingsFieldError } from './contracts/admin';
 
 /** What GET /sitemap-ai/settings answers for a webhook secret that is set; a PUT with it keeps the stored one. */
 export const SECRET_MASK = '********';
@@ -35,6 +35,18 @@ export const MAX_TOKENS_BOUNDS = { min: 16, max: MAX_TOKENS_LIMIT } as const;
 
 /** At most this many webhook subscribers. */
 export const MAX_WEBHOOK_SUBSCRIBERS = 50;
+
+/** Lengths of the llms.txt texts (the file config's `discovery` schema has the same bounds). */
+export const DISCOVERY_TEXT_BOUNDS = { title: 200, summary: 1000 } as const;
+
+/** At most this many crawler tokens in `discovery.agents`. */
+export const MAX_DISCOVERY_AGENTS = 100;
+
+/**
+ * A robots.txt product token (RFC 9309 §2.2.1: letters, "-" and "_"). Which tokens are known is
+ * the server's list (`SettingsData.crawlers`); the server refuses any other.
+ */
+export const ROBOTS_PRODUCT_TOKEN = /^[A-Za-z_-]{1,100}$/;
 
 const CRON_ITEM = String.raw`(?:\*|\d{1,2}(?:-\d{1,2})?|[A-Za-z]{3}(?:-[A-Za-z]{3})?)(?:\/\d{1,2})?`;
 const CRON_FIELD = `${CRON_ITEM}(?:,${CRON_ITEM})*`;
@@ -141,6 +153,35 @@ const secret = z
 
 const subscriber = record({ url: httpUrl, secret });
 
+/** One line of llms.txt: no control characters (line breaks are folded into spaces). */
+const documentText = (max: number) =>
+  z
+    .string(expect('must be text'))
+    .max(max, { error: `must be at most ${max} characters` })
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    .refine((v) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v), {
+      error: 'must not contain control characters',
+    });
+
+/** The Discovery section of Settings; also the body of POST /sitemap-ai/discovery/preview. */
+export const discoverySettingsSchema = record({
+  title: documentText(DISCOVERY_TEXT_BOUNDS.title),
+  summary: documentText(DISCOVERY_TEXT_BOUNDS.summary),
+  agents: z
+    .array(
+      z
+        .string(expect('must be a crawler token such as GPTBot'))
+        .regex(ROBOTS_PRODUCT_TOKEN, { error: 'must be a crawler token such as GPTBot' }),
+      expect('must be a list of crawler tokens, or null for every known crawler'),
+    )
+    .max(MAX_DISCOVERY_AGENTS, { error: `must name at most ${MAX_DISCOVERY_AGENTS} crawlers` })
+    .refine((list) => new Set(list).size === list.length, {
+      error: 'must not name a crawler twice',
+    })
+    .nullable(),
+  serveAtRoot: flag,
+});
+
 export const editableSettingsSchema = z
   .object({
     siteUrl,
@@ -197,6 +238,7 @@ export const editableSettingsSchema = z
       ACCESS_LOG_RETENTION_DAYS.min,
       ACCESS_LOG_RETENTION_DAYS.max,
     ),
+    discovery: discoverySettingsSchema,
   })
   .strict();
 
@@ -261,4 +303,23 @@ export function validateSettings(raw: unknown): SettingsValidation {
   const result = editableSettingsSchema.safeParse(raw);
   if (result.success) return { ok: true, value: result.data as EditableSettings };
   return { ok: false, errors: settingsIssues(result.error.issues) };
+}
+
+export type DiscoverySettingsValidation =
+  { ok: true; value: DiscoverySettings } | { ok: false; errors: SettingsFieldError[] };
+
+/**
+ * Validate the Discovery section alone (the preview's body): the same rules as in a whole
+ * Settings body, each error named at its Settings field (`discovery.title: …`).
+ */
+export function validateDiscoverySettings(raw: unknown): DiscoverySettingsValidation {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, errors: [settingsFieldError(['discovery'], 'must be a JSON object')] };
+  }
+  const result = discoverySettingsSchema.safeParse(raw);
+  if (result.success) return { ok: true, value: result.data as DiscoverySettings };
+  return {
+    ok: false,
+    errors: settingsIssues(result.error.issues, (path) => ['discovery', ...path]),
+  };
 }

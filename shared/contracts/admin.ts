@@ -136,6 +136,35 @@ export interface ContentTypeSettings {
   usage?: Partial<Usage>;
 }
 
+/**
+ * The discovery documents a site owner edits in Settings (docs/protocol.md §8; file config key
+ * `discovery`). They change no manifest item: a save applies to the documents at once, without a
+ * re-compare. Added by the discovery-admin engineer.
+ */
+export interface DiscoverySettings {
+  /** The H1 of llms.txt and llms-full.txt; `''` means the site name. */
+  title: string;
+  /** The llms.txt summary line; `''` means the plugin's generated one. */
+  summary: string;
+  /**
+   * robots.txt product tokens of the AI crawlers the robots.txt block names (from
+   * `SettingsData.crawlers`); `null` means every crawler the plugin knows, ones added by later
+   * versions included.
+   */
+  agents: string[] | null;
+  /** Also answer /llms.txt, /llms-full.txt, /sitemap.xml, /robots.txt and /.well-known/tdmrep.json. */
+  serveAtRoot: boolean;
+}
+
+/** An AI crawler the robots.txt block can name (the server's list, with its operator and role). */
+export interface AiCrawler {
+  /** Its robots.txt product token, e.g. `GPTBot`. */
+  token: string;
+  operator: string;
+  /** `training` crawlers follow `usage.train`; `assistant` fetchers follow `usage.infer`. */
+  role: 'training' | 'assistant';
+}
+
 /** What a site owner edits in Settings; stored in the database on top of the file config. */
 export interface EditableSettings {
   siteUrl: string;
@@ -149,6 +178,7 @@ export interface EditableSettings {
   webhooks: { subscribers: { url: string; secret: string }[] };
   rateLimit: { enabled: boolean; max: number; windowSeconds: number };
   accessLogRetentionDays: number;
+  discovery: DiscoverySettings;
 }
 
 export interface SettingsData {
@@ -161,6 +191,8 @@ export interface SettingsData {
   updatedAt: string | null;
   /** Admin user id of the last change (null when never changed or unknown). Added by the server engineer. */
   updatedBy?: number | null;
+  /** The AI crawlers `settings.discovery.agents` may name, in robots.txt order. */
+  crawlers: AiCrawler[];
 }
 
 /**
@@ -196,6 +228,24 @@ export interface WebhookTestRequest {
 
 /** Answer: `{ data: WebhookTestResult }` (the receiver's status, body head, duration, or why none came). */
 export type { WebhookTestResult } from './webhooks';
+
+/* ------------------------------------------------------------------ */
+/* POST /sitemap-ai/discovery/preview  (settings.update)              */
+/* ------------------------------------------------------------------ */
+
+/** Body: the Discovery section of the Settings form, saved or not (validated like a PUT). */
+export type DiscoveryPreviewRequest = DiscoverySettings;
+
+/**
+ * Answer: `{ data: DiscoveryPreview }`, the documents of the current snapshot as they would read
+ * with these values (503 before the first snapshot, like the documents themselves).
+ */
+export interface DiscoveryPreview {
+  /** The robots.txt block (what /api/sitemap-ai/robots.txt would answer). */
+  robots: string;
+  /** llms.txt. */
+  llms: string;
+}
 
 /* ------------------------------------------------------------------ */
 /* GET /sitemap-ai/dashboard  (dashboard.read)                        */
@@ -278,6 +328,14 @@ export interface DashboardData {
   readinessCheckedAt?: string;
   /** The Strapi instances alive on this database, and whether their config/plugins agrees with this one's. */
   instances?: InstanceSummary[];
+  /** The public discovery documents (absolute URLs from `apiUrl`), for the dashboard's links. */
+  documents?: DiscoveryDocumentLink[];
+}
+
+/** One public discovery document: its file name (`llms.txt`) and absolute URL. */
+export interface DiscoveryDocumentLink {
+  name: string;
+  url: string;
 }
 
 export interface InstanceSummary {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -161,6 +162,84 @@ describe('editors and site owners in the admin (Chromium)', () => {
     );
     // The editor's explicit entry value still wins over the site default
     expect((await publicItem(DRIFT)).usage.train).toBe('deny');
+    await page.close();
+  });
+
+  it('a site owner names fewer AI crawlers and retitles llms.txt, sees the preview follow, saves, and the public documents follow at once', async () => {
+    const TITLE = 'Example Research Library';
+    const SUMMARY = 'Peer-reviewed articles, guides and open datasets, each with its licence.';
+    const started = Date.now();
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1200 } });
+    await login(page, server.baseUrl, 'owner@example.com');
+    await page.goto(`${server.baseUrl}/admin/settings/sitemap-ai`);
+    const title = page.locator('input[name="discovery.title"]');
+    await title.waitFor({ timeout: 60_000 });
+    const robotsPreview = page.getByLabel('Preview of robots.txt', { exact: true });
+    const llmsPreview = page.getByLabel('Preview of llms.txt', { exact: true });
+    // The preview of the saved values: every known crawler is named.
+    await robotsPreview.filter({ hasText: 'User-agent: ClaudeBot' }).waitFor({ timeout: 30_000 });
+
+    await title.fill(TITLE);
+    await page.locator('textarea[name="discovery.summary"]').fill(SUMMARY);
+    await page.locator('[name="discovery.agents.all"]').click({ force: true });
+    await page.getByRole('checkbox', { name: 'ClaudeBot (Anthropic)' }).click();
+    await page.getByRole('checkbox', { name: 'PerplexityBot (Perplexity)' }).click();
+
+    // The preview follows the unsaved values.
+    await llmsPreview.filter({ hasText: `# ${TITLE}` }).waitFor({ timeout: 30_000 });
+    await page.waitForFunction(
+      () => {
+        const text =
+          document.querySelector('[aria-label="Preview of robots.txt"]')?.textContent ?? '';
+        return (
+          text.includes('User-agent: GPTBot\n') &&
+          !text.includes('User-agent: ClaudeBot\n') &&
+          !text.includes('User-agent: PerplexityBot\n')
+        );
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    expect(await llmsPreview.textContent()).toContain(`> ${SUMMARY}`);
+    // Nothing is public before the save.
+    expect((await server.app.http.get(`${API}/llms.txt`).expect(200)).text).not.toContain(TITLE);
+    await page.getByRole('heading', { name: 'Discovery documents' }).scrollIntoViewIfNeeded();
+    const file = await screenshot(page, 'settings-discovery');
+    expect(statSync(file).mtimeMs).toBeGreaterThanOrEqual(started);
+
+    await page.locator('button[type=submit]').first().click();
+    await page
+      .getByText(/discovery documents at once/i)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    const llms = (await server.app.http.get(`${API}/llms.txt`).expect(200)).text;
+    expect(llms.startsWith(`# ${TITLE}\n\n> ${SUMMARY}\n`)).toBe(true);
+    const robots = (await server.app.http.get(`${API}/robots.txt`).expect(200)).text;
+    expect(robots).toContain('User-agent: GPTBot\n');
+    expect(robots).not.toContain('User-agent: ClaudeBot\n');
+    expect(robots).not.toContain('User-agent: PerplexityBot\n');
+    expect(robots).toBe(await robotsPreview.textContent());
+
+    // The dashboard links every public document.
+    await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
+    const names = [
+      'llms.txt',
+      'llms-full.txt',
+      'robots.txt',
+      'rsl.xml',
+      'tdmrep.json',
+      'sitemap.xml',
+      'policy.json',
+    ];
+    for (const name of names) {
+      const link = page.getByRole('link', { name: `Open ${name}`, exact: true });
+      await link.waitFor({ timeout: 60_000 });
+      const href = new URL((await link.getAttribute('href'))!);
+      expect(href.pathname).toBe(`${API}/${name}`);
+      await server.app.http.get(href.pathname).expect(200);
+    }
+    await page.getByRole('heading', { name: 'Discovery documents' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'dashboard-discovery');
     await page.close();
   });
 

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { FRAGMENT_TYPES } from '../../admin/src/utils/labels';
 import {
   defaultContentTypeSettings,
+  errorBelow,
   fieldKey,
   numberOrUnset,
   toFieldErrors,
+  validDiscovery,
   validateSettingsForm,
 } from '../../admin/src/utils/settings-form';
 import type { EditableSettings } from '../../shared/contracts/admin';
@@ -39,6 +41,12 @@ const valid = (): EditableSettings => ({
   webhooks: { subscribers: [{ url: 'https://hooks.example.org/sitemap', secret: SECRET_MASK }] },
   rateLimit: { enabled: true, max: 600, windowSeconds: 60 },
   accessLogRetentionDays: 30,
+  discovery: {
+    title: 'Example Research',
+    summary: 'Articles and datasets of Example Research.',
+    agents: ['GPTBot', 'ClaudeBot', 'PerplexityBot'],
+    serveAtRoot: false,
+  },
 });
 
 describe('fieldKey', () => {
@@ -193,5 +201,32 @@ describe('defaultContentTypeSettings: a content type enabled for the first time'
     const settings = defaultContentTypeSettings(ARTICLE, valid().defaults);
     settings.granularity.pop();
     expect(FRAGMENT_TYPES).toEqual(['section', 'table', 'figure', 'faq', 'dataset']);
+  });
+});
+
+describe('the Discovery section of the form', () => {
+  it('Given a duplicated crawler, When the form is validated, Then the crawler list shows the error', () => {
+    const settings = valid();
+    settings.discovery.agents = ['GPTBot', 'GPTBot'];
+    const errors = validateSettingsForm(settings);
+    expect(errors).toEqual({ 'discovery.agents': 'must not name a crawler twice' });
+    expect(errorBelow(errors, 'discovery.agents')).toBe('must not name a crawler twice');
+  });
+
+  it('Given a server error at one crawler of the list, When looked up for the list, Then it is found below it', () => {
+    const errors = toFieldErrors([
+      settingsFieldError(['discovery', 'agents', '1'], 'must be one of GPTBot, ClaudeBot'),
+    ]);
+    expect(errors).toEqual({ 'discovery.agents.1': 'must be one of GPTBot, ClaudeBot' });
+    expect(errorBelow(errors, 'discovery.agents')).toBe('must be one of GPTBot, ClaudeBot');
+    expect(errorBelow(errors, 'discovery.agent')).toBeUndefined();
+    expect(errorBelow({}, 'discovery.agents')).toBeUndefined();
+  });
+
+  it('Given valid and invalid Discovery values, When checked for the preview, Then only valid ones are previewed', () => {
+    expect(validDiscovery(valid().discovery)).toBe(true);
+    expect(validDiscovery({ ...valid().discovery, agents: null, title: '' })).toBe(true);
+    expect(validDiscovery({ ...valid().discovery, title: 'T'.repeat(201) })).toBe(false);
+    expect(validDiscovery({ ...valid().discovery, agents: ['not a token'] })).toBe(false);
   });
 });

@@ -193,6 +193,7 @@ const CORE_EXPORTS = [
   'verifySignature',
   'versionItem',
   'versionString',
+  'withLaterSections',
   'withPageLinks',
 ];
 

@@ -7,6 +7,7 @@ import {
   CRON_PATTERN,
   SECRET_MASK,
   settingsFieldName,
+  validateDiscoverySettings,
   validateSettings,
 } from '../../shared/settings-schema';
 
@@ -41,6 +42,12 @@ const valid = (): EditableSettings => ({
   },
   rateLimit: { enabled: true, max: 600, windowSeconds: 60 },
   accessLogRetentionDays: 30,
+  discovery: {
+    title: 'Example Research',
+    summary: 'Articles and datasets of Example Research.',
+    agents: ['GPTBot', 'ClaudeBot', 'PerplexityBot'],
+    serveAtRoot: false,
+  },
 });
 
 /** The field errors of `settings` as `path → message`. */
@@ -206,6 +213,66 @@ describe('validateSettings (shared by the server and the admin Settings form)', 
       (s: Record<string, any>) => (s.defaults.embedding.stopSequences = ['\n\n']),
       'defaults.embedding.stopSequences: unknown field',
     ],
+    [
+      'discovery|title',
+      (s: Record<string, any>) => (s.discovery.title = 'T'.repeat(201)),
+      'discovery.title: must be at most 200 characters',
+    ],
+    [
+      'discovery|summary',
+      (s: Record<string, any>) => (s.discovery.summary = 'S'.repeat(1001)),
+      'discovery.summary: must be at most 1000 characters',
+    ],
+    [
+      'discovery|title',
+      (s: Record<string, any>) => (s.discovery.title = 'Research\u0000Hub'),
+      'discovery.title: must not contain control characters',
+    ],
+    [
+      'discovery|summary',
+      (s: Record<string, any>) => (s.discovery.summary = null),
+      'discovery.summary: must be text',
+    ],
+    [
+      'discovery|agents|1',
+      (s: Record<string, any>) => (s.discovery.agents = ['GPTBot', 'GPTBot\nDisallow: /']),
+      'discovery.agents[1]: must be a crawler token such as GPTBot',
+    ],
+    [
+      'discovery|agents|0',
+      (s: Record<string, any>) => (s.discovery.agents = ['*']),
+      'discovery.agents[0]: must be a crawler token such as GPTBot',
+    ],
+    [
+      'discovery|agents',
+      (s: Record<string, any>) => (s.discovery.agents = ['GPTBot', 'GPTBot']),
+      'discovery.agents: must not name a crawler twice',
+    ],
+    [
+      'discovery|agents',
+      (s: Record<string, any>) => (s.discovery.agents = 'GPTBot'),
+      'discovery.agents: must be a list of crawler tokens, or null for every known crawler',
+    ],
+    [
+      'discovery|agents',
+      (s: Record<string, any>) =>
+        (s.discovery.agents = Array.from(
+          { length: 101 },
+          (_, i) => `Bot-${String.fromCharCode(97 + (i % 26))}${'x'.repeat(i / 26)}`,
+        )),
+      'discovery.agents: must name at most 100 crawlers',
+    ],
+    [
+      'discovery|serveAtRoot',
+      (s: Record<string, any>) => (s.discovery.serveAtRoot = 'yes'),
+      'discovery.serveAtRoot: must be true or false',
+    ],
+    [
+      'discovery|details',
+      (s: Record<string, any>) => (s.discovery.details = 'More about us.'),
+      'discovery.details: unknown field',
+    ],
+    ['discovery', (s: Record<string, any>) => delete s.discovery, 'discovery: is required'],
   ])('Given a bad %s, When validated, Then the error names that field', (path, change, message) => {
     const errors = errorsOf(mutate(change));
     expect([...errors.keys()]).toContain(path);
@@ -254,6 +321,52 @@ describe('validateSettings (shared by the server and the admin Settings form)', 
     if (result.ok)
       expect((result.value as unknown as Record<string, unknown>).polluted).toBeUndefined();
   });
+});
+
+describe('validateDiscoverySettings (the body of the Discovery preview)', () => {
+  it('Given every crawler (null), empty texts and line breaks, When validated, Then they pass as sent', () => {
+    const section = {
+      title: '',
+      summary: 'Articles\nand datasets',
+      agents: null,
+      serveAtRoot: true,
+    };
+    expect(validateDiscoverySettings(section)).toEqual({ ok: true, value: section });
+    expect(validateDiscoverySettings({ ...section, agents: [] }).ok).toBe(true);
+  });
+
+  it('Given bad values, When validated, Then each error is named at its Settings field', () => {
+    const result = validateDiscoverySettings({
+      title: 7,
+      summary: 'ok',
+      agents: ['Good-Bot', 'bad bot'],
+      serveAtRoot: 1,
+      extra: true,
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => e.message).sort()).toEqual([
+      'discovery.agents[1]: must be a crawler token such as GPTBot',
+      'discovery.extra: unknown field',
+      'discovery.serveAtRoot: must be true or false',
+      'discovery.title: must be text',
+    ]);
+    expect(result.errors.find((e) => e.message.startsWith('discovery.agents'))!.path).toEqual([
+      'discovery',
+      'agents',
+      '1',
+    ]);
+  });
+
+  it.each([null, [], 'discovery'])(
+    'Given a body that is not an object (%j), When validated, Then one error says so',
+    (body) => {
+      expect(validateDiscoverySettings(body)).toEqual({
+        ok: false,
+        errors: [{ path: ['discovery'], message: 'discovery: must be a JSON object' }],
+      });
+    },
+  );
 });
 
 describe('CRON_PATTERN', () => {

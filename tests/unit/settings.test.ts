@@ -8,6 +8,7 @@ import {
   rebaseSettings,
   settingsChanges,
   unmaskSecrets,
+  withLaterSections,
 } from '../../server/src/core/settings';
 import { SECRET_MASK } from '../../shared/settings-schema';
 
@@ -37,6 +38,13 @@ const file = () =>
       maxAttempts: 3,
     },
     accessLog: { enabled: false, retentionDays: 14 },
+    discovery: {
+      title: 'Example Research',
+      details: 'Long-form research notes.',
+      agents: ['GPTBot', 'ClaudeBot', 'PerplexityBot'],
+      optionalTypes: ['api::guide.guide'],
+      sitemapUrlsPerFile: 1000,
+    },
   });
 
 describe('the site owner’s Settings on top of the file config', () => {
@@ -264,5 +272,114 @@ describe('saved Settings when config/plugins changes later', () => {
       'siteUrl',
     ]);
     expect(settingsChanges(before, structuredClone(before))).toEqual([]);
+  });
+});
+
+describe('the Discovery section of Settings', () => {
+  it('Given a file config, When shown as Settings, Then an unset summary is empty and its crawlers are listed', () => {
+    expect(editableFromConfig(file()).discovery).toEqual({
+      title: 'Example Research',
+      summary: '',
+      agents: ['GPTBot', 'ClaudeBot', 'PerplexityBot'],
+      serveAtRoot: false,
+    });
+    const bare = parsePluginConfig({
+      siteUrl: 'https://example.com',
+      defaults: { license: 'https://example.com/license#tdm' },
+    });
+    expect(editableFromConfig(bare).discovery).toEqual({
+      title: '',
+      summary: '',
+      agents: null,
+      serveAtRoot: false,
+    });
+  });
+
+  it('Given new discovery values, When applied, Then they win and what Settings do not edit keeps its file value', () => {
+    const config = file();
+    const settings = editableFromConfig(config);
+    settings.discovery = {
+      title: '  Example Research Library ',
+      summary: 'Peer-reviewed articles and open datasets.',
+      agents: ['ClaudeBot', 'OAI-SearchBot'],
+      serveAtRoot: true,
+    };
+    const result = effectiveConfig(config, settings);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.config.discovery).toEqual({
+      serveAtRoot: true,
+      title: 'Example Research Library',
+      summary: 'Peer-reviewed articles and open datasets.',
+      details: 'Long-form research notes.',
+      agents: ['ClaudeBot', 'OAI-SearchBot'],
+      optionalTypes: ['api::guide.guide'],
+      sitemapUrlsPerFile: 1000,
+    });
+    expect(config.discovery.title).toBe('Example Research');
+  });
+
+  it('Given an emptied title and every crawler (null), When applied, Then the file values are unset so the documents use their defaults', () => {
+    const config = file();
+    const settings = editableFromConfig(config);
+    settings.discovery = { title: '   ', summary: '', agents: null, serveAtRoot: false };
+    const result = effectiveConfig(config, settings);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.config.discovery.title).toBeUndefined();
+    expect(result.config.discovery.summary).toBeUndefined();
+    expect(result.config.discovery.agents).toBeUndefined();
+    expect(editableFromConfig(result.config).discovery).toEqual({
+      title: '',
+      summary: '',
+      agents: null,
+      serveAtRoot: false,
+    });
+  });
+
+  it('Given a crawler the plugin does not know, When applied, Then the error is reported at that Settings field', () => {
+    const settings = editableFromConfig(file());
+    settings.discovery.agents = ['GPTBot', 'NotARealBot'];
+    const result = effectiveConfig(file(), settings);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => e.path)).toEqual([['discovery', 'agents', '1']]);
+    expect(result.errors[0]!.message).toMatch(/^discovery\.agents\[1\]: must be one of GPTBot, /);
+  });
+
+  it('Given a change of discovery values only, When compared, Then only discovery fields are named', () => {
+    const before = editableFromConfig(file());
+    const after = structuredClone(before);
+    after.discovery.agents = null;
+    after.discovery.summary = 'New summary.';
+    expect(settingsChanges(before, after)).toEqual(['discovery.agents', 'discovery.summary']);
+  });
+
+  it('Given the file changes its crawler list, When rebased, Then the list follows the file and the owner’s title stays', () => {
+    const savedOver = editableFromConfig(file());
+    const newFile = structuredClone(savedOver);
+    newFile.discovery.agents = null;
+
+    const chosen = structuredClone(savedOver);
+    chosen.discovery.title = 'Owner title';
+    const rebased = rebaseSettings(chosen, savedOver, newFile);
+    expect(rebased.settings.discovery).toEqual({ ...chosen.discovery, agents: null });
+    expect(rebased.fromFile).toEqual(['discovery.agents']);
+  });
+
+  it('Given Settings stored before the Discovery section existed, When completed, Then it comes from the file and nothing else changes', () => {
+    const file_ = editableFromConfig(file());
+    const { discovery: _discovery, ...old } = structuredClone(file_);
+    old.rateLimit.max = 42;
+    const completed = withLaterSections(old, file_) as typeof file_;
+    expect(completed.discovery).toEqual(file_.discovery);
+    expect(completed.discovery).not.toBe(file_.discovery);
+    expect(completed.rateLimit.max).toBe(42);
+    expect(old).not.toHaveProperty('discovery');
+    // Present sections are kept as stored, and what is not an object is left to validation.
+    const owned = { ...file_, discovery: { ...file_.discovery, title: 'Mine' } };
+    expect(withLaterSections(owned, file_)).toBe(owned);
+    expect(withLaterSections(null, file_)).toBeNull();
+    expect(withLaterSections(['x'], file_)).toEqual(['x']);
   });
 });

@@ -7,6 +7,7 @@ import { useSaveSettings } from '../hooks/useSaveSettings';
 import { useTranslate } from '../hooks/useTranslate';
 import { toFieldErrors, validateSettingsForm, type FieldErrors } from '../utils/settings-form';
 import { ContentTypeSettingsCard } from './ContentTypeSettingsCard';
+import { DiscoverySection } from './DiscoverySection';
 import { OperationsSection } from './OperationsSection';
 import { SectionCard } from './SectionCard';
 import { SiteDefaultsSection } from './SiteDefaultsSection';
@@ -162,6 +163,15 @@ export function SettingsForm({ data, canUpdate, onSaved }: SettingsFormProps) {
               />
             ))}
           </SectionCard>
+
+          <DiscoverySection
+            value={draft.discovery}
+            crawlers={data.crawlers}
+            onChange={(discovery) => change({ ...draft, discovery })}
+            errors={errors}
+            disabled={disabled}
+            canPreview={canUpdate}
+          />
 
           <OperationsSection
             settings={draft}

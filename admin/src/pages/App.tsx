@@ -4,6 +4,7 @@ import { ArrowClockwise } from '@strapi/icons';
 import { Layouts, Page, useRBAC } from '@strapi/strapi/admin';
 import { DashboardMetrics } from '../components/DashboardMetrics';
 import { DeliveriesTable } from '../components/DeliveriesTable';
+import { DiscoveryDocumentsCard } from '../components/DiscoveryDocumentsCard';
 import { GeoCharts } from '../components/GeoCharts';
 import { IngestTable } from '../components/IngestTable';
 import { InstancesAlert } from '../components/InstancesAlert';
@@ -88,6 +89,12 @@ function Dashboard() {
           <SectionCard title={t('snapshots.title')} description={t('snapshots.description')}>
             <RequestView request={snapshots} errorTitle={t('snapshots.loadError')}>
               {(data) => <SnapshotsTable snapshots={data} />}
+            </RequestView>
+          </SectionCard>
+
+          <SectionCard title={t('discovery.title')} description={t('discovery.description')}>
+            <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
+              {(data) => <DiscoveryDocumentsCard documents={data.documents ?? []} />}
             </RequestView>
           </SectionCard>
 

@@ -1,5 +1,13 @@
-import type { ContentTypeSettings, EditableSettings } from '../../../shared/contracts/admin';
-import { settingsFieldName, validateSettings } from '../../../shared/settings-schema';
+import type {
+  ContentTypeSettings,
+  DiscoverySettings,
+  EditableSettings,
+} from '../../../shared/contracts/admin';
+import {
+  settingsFieldName,
+  validateDiscoverySettings,
+  validateSettings,
+} from '../../../shared/settings-schema';
 import { FRAGMENT_TYPES } from './labels';
 import type { FieldError } from './request-error';
 
@@ -28,6 +36,17 @@ export function validateSettingsForm(settings: EditableSettings): FieldErrors {
   const result = validateSettings(settings);
   return result.ok ? {} : toFieldErrors(result.errors);
 }
+
+/** The error of a field or of anything below it (`discovery.agents` or `discovery.agents.1`). */
+export function errorBelow(errors: FieldErrors, key: string): string | undefined {
+  if (errors[key] !== undefined) return errors[key];
+  const below = Object.keys(errors).find((other) => other.startsWith(`${key}.`));
+  return below === undefined ? undefined : errors[below];
+}
+
+/** Whether the Discovery section passes the server's rules (then it can be previewed). */
+export const validDiscovery = (discovery: DiscoverySettings): boolean =>
+  validateDiscoverySettings(discovery).ok;
 
 /** Settings of a content type that is enabled for the first time: every fragment type, the site's embedding hint. */
 export function defaultContentTypeSettings(

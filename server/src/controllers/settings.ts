@@ -3,7 +3,7 @@ import { errors } from '@strapi/utils';
 import type { Context } from 'koa';
 import { InvalidParameterError } from '../core/errors';
 import { SECRET_MASK } from '../../../shared/settings-schema';
-import type { SettingsUpdateResult } from '../../../shared/contracts/admin';
+import type { DiscoveryPreview, SettingsUpdateResult } from '../../../shared/contracts/admin';
 import { SettingsValidationError } from '../services/settings';
 import { getService } from '../utils/get-service';
 
@@ -15,7 +15,17 @@ function objectBody(ctx: Context): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** Settings (SPEC §7): read, save, and send a test webhook. Admin JWT + plugin permission (routes/admin.ts). */
+/** Invalid Settings as Strapi's 400 `ValidationError`, every field in `details.errors`. */
+function validationError(error: SettingsValidationError): errors.ValidationError {
+  return new errors.ValidationError(error.message, {
+    errors: error.errors.map((e) => ({ ...e, name: 'ValidationError' })),
+  });
+}
+
+/**
+ * Settings (SPEC §7): read, save, send a test webhook, preview the discovery documents.
+ * Admin JWT + plugin permission (routes/admin.ts).
+ */
 export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) => ({
   async find(ctx: Context) {
     // What is stored now (another instance may have saved since), never this instance's old copy.
@@ -37,13 +47,29 @@ export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) =>
       const result: SettingsUpdateResult = { ...data, appliesAt: 'next-rebuild' };
       ctx.body = { data: result };
     } catch (error) {
-      if (error instanceof SettingsValidationError) {
-        throw new errors.ValidationError(error.message, {
-          errors: error.errors.map((e) => ({ ...e, name: 'ValidationError' })),
-        });
-      }
+      if (error instanceof SettingsValidationError) throw validationError(error);
       throw error;
     }
+  },
+
+  /** robots.txt and llms.txt of the current snapshot with an unsaved Discovery section. */
+  async previewDiscovery(ctx: Context) {
+    const body = objectBody(ctx);
+    const discovery = (() => {
+      try {
+        return getService(strapi, 'settings').discoveryPreview(body);
+      } catch (error) {
+        if (error instanceof SettingsValidationError) throw validationError(error);
+        throw error;
+      }
+    })();
+    const documents = getService(strapi, 'discovery');
+    const [robots, llms] = await Promise.all([
+      documents.robots(discovery),
+      documents.llms(discovery),
+    ]);
+    const preview: DiscoveryPreview = { robots: robots.body, llms: llms.body };
+    ctx.body = { data: preview };
   },
 
   async testWebhook(ctx: Context) {

@@ -8,6 +8,7 @@ import {
 } from '../../../shared/settings-schema';
 import type {
   ContentTypeSettings,
+  DiscoverySettings,
   EditableSettings,
   SettingsFieldError,
 } from '../../../shared/contracts/admin';
@@ -48,6 +49,33 @@ export function editableFromConfig(config: PluginConfig): EditableSettings {
     },
     rateLimit: { ...config.rateLimit },
     accessLogRetentionDays: config.accessLog.retentionDays,
+    discovery: {
+      title: config.discovery.title ?? '',
+      summary: config.discovery.summary ?? '',
+      agents: config.discovery.agents ? [...config.discovery.agents] : null,
+      serveAtRoot: config.discovery.serveAtRoot,
+    },
+  };
+}
+
+/**
+ * The file config's `discovery` with the Settings' values on top: an empty title or summary and
+ * `agents: null` unset the file's value (the documents then use their defaults); what Settings do
+ * not edit (details, optionalTypes, sitemapUrlsPerFile) keeps its file value.
+ */
+function applyDiscovery(
+  config: PluginConfig['discovery'],
+  settings: DiscoverySettings,
+): Record<string, unknown> {
+  const { title: _title, summary: _summary, agents: _agents, ...kept } = config;
+  const title = settings.title.trim();
+  const summary = settings.summary.trim();
+  return {
+    ...kept,
+    serveAtRoot: settings.serveAtRoot,
+    ...(title ? { title } : {}),
+    ...(summary ? { summary } : {}),
+    ...(settings.agents ? { agents: [...settings.agents] } : {}),
   };
 }
 
@@ -98,6 +126,25 @@ export function applyEditableSettings(
     },
     rateLimit: { ...settings.rateLimit },
     accessLog: { ...config.accessLog, retentionDays: settings.accessLogRetentionDays },
+    discovery: applyDiscovery(config.discovery, settings.discovery),
+  };
+}
+
+/** Sections of Settings added after a release: stored Settings saved before it lack them. */
+const LATER_SECTIONS = ['discovery'] as const satisfies readonly (keyof EditableSettings)[];
+
+/**
+ * Stored Settings (or the file values they were saved over) from before a section existed, with
+ * that section taken from today's file config — as if the site owner had left it untouched. Other
+ * values, and anything that is not an object, come back as they are (validation judges them).
+ */
+export function withLaterSections(stored: unknown, file: EditableSettings): unknown {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return stored;
+  const missing = LATER_SECTIONS.filter((key) => !(key in stored));
+  if (missing.length === 0) return stored;
+  return {
+    ...stored,
+    ...Object.fromEntries(missing.map((key) => [key, structuredClone(file[key])])),
   };
 }
 

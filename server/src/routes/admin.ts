@@ -31,6 +31,7 @@ export default {
     guarded('GET', '/settings', 'settings.find', ACTIONS.readSettings),
     guarded('PUT', '/settings', 'settings.update', ACTIONS.updateSettings),
     guarded('POST', '/webhooks/test', 'settings.testWebhook', ACTIONS.updateSettings),
+    guarded('POST', '/discovery/preview', 'settings.previewDiscovery', ACTIONS.updateSettings),
     guarded('GET', '/content-types', 'entries.types', ACTIONS.editFields),
     guarded('GET', '/entries/:uid/:documentId', 'entries.panel', ACTIONS.editFields),
   ],

@@ -4,10 +4,35 @@ import { createDirtyRepository } from '../repositories/dirty-repository';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { createStateRepository } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
-import type { DashboardData, SnapshotSummary } from '../../../shared/contracts/admin';
+import type {
+  DashboardData,
+  DiscoveryDocumentLink,
+  SnapshotSummary,
+} from '../../../shared/contracts/admin';
 
 /** Snapshots the dashboard lists. */
 const DASHBOARD_SNAPSHOTS = 20;
+
+/** The public discovery documents, in the order the dashboard lists them. */
+function discoveryDocuments(urls: {
+  llms: string;
+  llms_full: string;
+  rsl: string;
+  tdmrep: string;
+  sitemap: string;
+  policy: string;
+}): DiscoveryDocumentLink[] {
+  return [
+    { name: 'llms.txt', url: urls.llms },
+    { name: 'llms-full.txt', url: urls.llms_full },
+    // robots.txt sits beside llms.txt under the plugin's prefix.
+    { name: 'robots.txt', url: new URL('robots.txt', urls.llms).href },
+    { name: 'rsl.xml', url: urls.rsl },
+    { name: 'tdmrep.json', url: urls.tdmrep },
+    { name: 'sitemap.xml', url: urls.sitemap },
+    { name: 'policy.json', url: urls.policy },
+  ];
+}
 
 export function snapshotSummary(snapshot: SnapshotRecord): SnapshotSummary {
   return {
@@ -71,6 +96,7 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
         })),
         ingestWindowDays: ingest.windowDays,
         readinessCheckedAt: readiness.checkedAt,
+        documents: discoveryDocuments(getService(strapi, 'discovery').urls()),
       };
     },
   };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { validate as isCronExpression } from 'node-cron';
 import type { Core } from '@strapi/strapi';
-import { parsePluginConfig, type PluginConfig } from '../core/config';
+import { parsePluginConfig, type DiscoveryConfig, type PluginConfig } from '../core/config';
 import { FRAGMENT_TYPES, PLUGIN_ID } from '../../../shared/constants';
 import { ConfigError, SitemapAiError } from '../core/errors';
 import { createLockRepository } from '../repositories/lock-repository';
@@ -14,9 +14,15 @@ import {
   rebaseSettings,
   settingsChanges,
   unmaskSecrets,
+  withLaterSections,
 } from '../core/settings';
+import { AI_CRAWLERS } from '../core/interop';
 import { sha256Hex, stableStringify } from '../core/canonical';
-import { settingsFieldError, validateSettings } from '../../../shared/settings-schema';
+import {
+  settingsFieldError,
+  validateDiscoverySettings,
+  validateSettings,
+} from '../../../shared/settings-schema';
 import type {
   EditableSettings,
   EnabledContentType,
@@ -224,6 +230,8 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
      * A hash of what of the effective config shapes the items (site, defaults, content types):
      * a change re-compares every entry, and a tracked state is published only under the policy
      * it was computed with.
+     * The discovery documents' settings are left out on purpose: they change no item, so saving
+     * them never re-compares the site.
      */
     policyFingerprint(): string {
       const { siteUrl, siteName, apiUrl, mediaUrl, defaultLocale, defaults, contentTypes } =
@@ -260,7 +268,9 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       if (seen?.print === print) return [];
       await store().set({ key: FILE_CONFIG_KEY, value: { print, editable } });
       if (!seen?.print) return [];
-      const parsed = seen.editable ? validateSettings(seen.editable) : null;
+      const parsed = seen.editable
+        ? validateSettings(withLaterSections(seen.editable, editable))
+        : null;
       const fields = parsed?.ok ? settingsChanges(parsed.value, editable) : [];
       const named = fields.length > 0 ? fields.join(', ') : 'fields outside Settings';
       const masked = stored?.fileBase
@@ -295,10 +305,14 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       const previous = stored;
       stored = null;
       if (raw && typeof raw === 'object' && raw.settings) {
-        const parsed = validateSettings(raw.settings);
+        // Settings saved before a section existed take that section from the file config.
+        const file = editableFromConfig(service.fileConfig());
+        const parsed = validateSettings(withLaterSections(raw.settings, file));
         const checked = parsed.ok ? check(parsed.value) : parsed;
         if (parsed.ok && checked.ok) {
-          const base = raw.fileBase ? validateSettings(raw.fileBase) : null;
+          const base = raw.fileBase
+            ? validateSettings(withLaterSections(raw.fileBase, file))
+            : null;
           stored = {
             settings: parsed.value,
             updatedAt: String(raw.updatedAt ?? ''),
@@ -365,7 +379,24 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         licenses: config.licenses.map((l) => ({ uri: l.uri, label: l.label })),
         updatedAt: stored?.updatedAt ?? null,
         updatedBy: stored?.updatedBy ?? null,
+        crawlers: AI_CRAWLERS.map(({ token, operator, role }) => ({ token, operator, role })),
       };
+    },
+
+    /**
+     * The effective `discovery` config with a Discovery section that is not saved (the Settings
+     * preview): validated like a PUT, every bad field reported (SettingsValidationError).
+     */
+    discoveryPreview(raw: unknown): DiscoveryConfig {
+      const parsed = validateDiscoverySettings(raw);
+      if (!parsed.ok) throw new SettingsValidationError(parsed.errors);
+      const current = service.config();
+      const effective = effectiveConfig(current, {
+        ...editableFromConfig(current),
+        discovery: parsed.value,
+      });
+      if (!effective.ok) throw new SettingsValidationError(effective.errors);
+      return effective.config.discovery;
     },
 
     /** The webhook secret the effective config has for `url`, if any. */
@@ -378,7 +409,8 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
      * reported (SettingsValidationError) and nothing is stored. Then the
      * effective config is reloaded, the schedule restarted if it changed and
      * the rate limiter reset; the next rebuild re-compares every entry when
-     * what shapes the items changed (the builder's settings fingerprint).
+     * what shapes the items changed (the builder's settings fingerprint, which leaves out the
+     * discovery documents: they change no item and follow a save at once).
      */
     async update(raw: unknown, userId: number | null): Promise<SettingsData> {
       const parsed = validateSettings(raw);
