@@ -16,7 +16,7 @@
  * is declared here; the webhook code it imports is bundled in at build time.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { verifySignature } from '../../server/src/core/webhooks';
 
@@ -689,6 +689,20 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   }
 }
 
+const TEMP_FILE = /\.\d+\.\d+\.tmp$/;
+
+/** Remove the temp files a killed run left in `dir` (never anything else). */
+async function removeStaleTempFiles(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if (TEMP_FILE.test(name)) await rm(path.join(dir, name), { force: true });
+}
+
 async function readIfExists(file: string): Promise<Buffer | null> {
   try {
     return await readFile(file);
@@ -839,6 +853,8 @@ export async function syncMirror(options: MirrorOptions): Promise<MirrorResult> 
   const state = parseMirrorState(stored === null ? null : stored.toString('utf8'), client.api);
   const counts = { fetched: 0, metadataOnly: 0, adopted: 0, deleted: 0 };
   const deferred: string[] = [];
+  await removeStaleTempFiles(out);
+  await removeStaleTempFiles(path.join(out, MIRROR_CONTENT_DIR));
 
   const save = async () => {
     state.updated_at = new Date().toISOString();
@@ -1038,27 +1054,38 @@ export async function exportSite(options: ExportOptions): Promise<ExportResult> 
     }
   }
 
-  const pages: { file: string; page_token: string | null; items: number }[] = [];
+  let pages: { file: string; page_token: string | null; items: number }[] = [];
   let snapshot: SnapshotRef | null = null;
-  let pageToken: string | null = null;
-  // The manifest is read raw so each page is kept byte for byte as the site served it.
-  for (let n = 1; n <= MAX_PAGES; n += 1) {
-    const qs = new URLSearchParams();
-    if (options.limit) qs.set('limit', String(options.limit));
-    if (pageToken) qs.set('page_token', pageToken);
-    const query = qs.toString();
-    const answer = await client.get(`manifest${query ? `?${query}` : ''}`);
-    const page = JSON.parse(Buffer.from(answer.body).toString('utf8')) as ManifestPage;
-    assertPage(page, 'manifest');
-    snapshot ??= page.snapshot;
-    const file = `manifest/page-${n}.json`;
-    await writeFileAtomic(path.join(out, file), answer.body);
-    files.push(file);
-    options.onProgress?.({ kind: 'file', file, status: 200 });
-    pages.push({ file, page_token: pageToken, items: page.items.length });
-    pageToken = page.next_page_token;
-    if (!pageToken) break;
+  // The manifest is read raw so each page is kept byte for byte as the site served it. A
+  // snapshot dropped during the walk (410 on its page token, §5) starts it again.
+  for (let restart = 0; ; restart += 1) {
+    pages = [];
+    snapshot = null;
+    let pageToken: string | null = null;
+    try {
+      for (let n = 1; n <= MAX_PAGES; n += 1) {
+        const qs = new URLSearchParams();
+        if (options.limit) qs.set('limit', String(options.limit));
+        if (pageToken) qs.set('page_token', pageToken);
+        const query = qs.toString();
+        const answer = await client.get(`manifest${query ? `?${query}` : ''}`);
+        const page = JSON.parse(Buffer.from(answer.body).toString('utf8')) as ManifestPage;
+        assertPage(page, 'manifest');
+        snapshot ??= page.snapshot;
+        const file = `manifest/page-${n}.json`;
+        await writeFileAtomic(path.join(out, file), answer.body);
+        options.onProgress?.({ kind: 'file', file, status: 200 });
+        pages.push({ file, page_token: pageToken, items: page.items.length });
+        pageToken = page.next_page_token;
+        if (!pageToken) break;
+      }
+      break;
+    } catch (error) {
+      if (error instanceof GoneError && restart < MAX_FULL_WALK_RESTARTS) continue;
+      throw error;
+    }
   }
+  files.push(...pages.map((page) => page.file));
   if (!snapshot) throw new SitemapAiClientError('the manifest answered no page');
   // Pages of an earlier, longer export would otherwise stay behind.
   for (let n = pages.length + 1; ; n += 1) {

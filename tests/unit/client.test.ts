@@ -24,6 +24,7 @@ import {
   retryAfterMs,
   sitemapParts,
   syncMirror,
+  exportSite,
   verifyChecksum,
   verifyWebhook,
   type FetchLike,
@@ -618,6 +619,8 @@ describe('syncMirror', () => {
     expect(state().since).toBeNull();
     expect(files()).toHaveLength(5);
 
+    // A write the kill cut short leaves a temp file; the next run clears it.
+    writeFileSync(path.join(out, 'content', 'p.item-9.en.md.4242.7.tmp'), 'half a wr');
     site.log = [];
     const { client } = clientFor(site);
     const resumed = await syncMirror({ client, out, limit: 3, concurrency: 1 });
@@ -676,6 +679,43 @@ describe('syncMirror', () => {
     const { client } = clientFor(site);
     await expect(syncMirror({ client, out })).rejects.toThrow(/use another --out/);
     expect(site.log).toEqual([]);
+  });
+});
+
+describe('exportSite', () => {
+  it('Given a snapshot dropped during the export, Then the pages are those of one snapshot, and documents the site lacks are listed', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'sitemap-ai-export-'));
+    try {
+      const site = new FakeSite();
+      site.publish({ a: '1', b: '2', c: '3', d: '4', e: '5' });
+      let manifestPages = 0;
+      const dropping: FetchLike = async (url, init) => {
+        if (new URL(url).pathname.endsWith('/manifest')) {
+          manifestPages += 1;
+          if (manifestPages === 2) {
+            site.gone.add('1');
+            site.publish({ a: '1', b: '2', c: '3' });
+          }
+        }
+        return site.clientFetch(url, init);
+      };
+      const client = new SitemapAiClient({ baseUrl: 'https://cms.test', fetch: dropping });
+      const result = await exportSite({ client, out, limit: 2 });
+      expect(result.snapshot.id).toBe('2');
+      expect(result.pages).toBe(2);
+      expect(result.missing).toContain('llms.txt');
+      const read = (n: number) =>
+        JSON.parse(readFileSync(path.join(out, `manifest/page-${n}.json`), 'utf8')) as {
+          snapshot: { id: string };
+          items: { id: string }[];
+        };
+      expect([read(1).snapshot.id, read(2).snapshot.id]).toEqual(['2', '2']);
+      expect([...read(1).items, ...read(2).items].map((i) => i.id)).toEqual(['a', 'b', 'c']);
+      // Nothing of the dropped snapshot's walk is left behind.
+      expect(existsSync(path.join(out, 'manifest/page-3.json'))).toBe(false);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 
