@@ -272,7 +272,11 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
       'dist/interop/index.js',
       'dist/interop/index.mjs',
       'dist/interop/interop.d.ts',
+      'dist/client/index.js',
+      'dist/client/index.mjs',
+      'dist/client/client.d.ts',
       'bin/sitemap-ai-validate.js',
+      'bin/sitemap-ai.js',
     ]) {
       expect(names, required).toContain(required);
     }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as anchors from '../../server/src/core/anchors';
 import * as core from '../../server/src/core';
 import * as interop from '../../server/src/core/interop';
+import * as client from '../../client/src/client';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -234,6 +235,39 @@ const INTEROP_EXPORTS = [
   'usageSignals',
 ];
 
+/** `strapi-plugin-sitemap-ai/client`, the agents' client kit (README "Client kit"). */
+const CLIENT_EXPORTS = [
+  'ChecksumMismatchError',
+  'DEFAULT_PREFIX',
+  'EXPORT_DOCUMENTS',
+  'EXPORT_STATE_FILE',
+  'GoneError',
+  'HttpError',
+  'MAX_PAGE_LIMIT',
+  'MIRROR_CONTENT_DIR',
+  'MIRROR_FORMAT',
+  'MIRROR_INDEX_FILE',
+  'MIRROR_STATE_FILE',
+  'NetworkError',
+  'SPEC',
+  'SitemapAiClient',
+  'SitemapAiClientError',
+  'WEBHOOK_SIGNATURE_HEADER',
+  'apiBase',
+  'checksumOf',
+  'emptyMirrorState',
+  'exportSite',
+  'fileNameForId',
+  'mirrorIndex',
+  'parseMirrorState',
+  'retryAfterMs',
+  'sitemapParts',
+  'syncMirror',
+  'verifyChecksum',
+  'verifyWebhook',
+  'writeFileAtomic',
+];
+
 describe('public API surface', () => {
   it('Given server/src/core/index.ts, When its runtime exports are listed, Then they are exactly the published core API', () => {
     expect(Object.keys(core).sort()).toEqual(CORE_EXPORTS);
@@ -261,12 +295,29 @@ describe('public API surface', () => {
     expect(Object.keys(interop).sort()).toEqual(INTEROP_EXPORTS);
   });
 
+  it('Given the client module, When its source is read, Then it imports only Node built-ins and the webhooks module (bundled in), and exports the documented API', () => {
+    const source = readFileSync(join(ROOT, 'client/src/client.ts'), 'utf8');
+    const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    expect(imports).toEqual([
+      'node:crypto',
+      'node:fs/promises',
+      'node:path',
+      '../../server/src/core/webhooks',
+    ]);
+    expect(source).not.toMatch(/\brequire\(/);
+    expect(Object.keys(client).sort()).toEqual(CLIENT_EXPORTS);
+    expect(client.WEBHOOK_SIGNATURE_HEADER).toBe(core.WEBHOOK_SIGNATURE_HEADER);
+    expect(client.SPEC).toBe(core.SPEC_VERSION);
+    expect(client.MAX_PAGE_LIMIT).toBe(core.PAGE_LIMIT_MAX);
+  });
+
   it('Given package.json, When its public entry points are read, Then each names its source and its built CJS, ESM and types in that order', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       exports: Record<string, string | Record<string, string>>;
     };
     expect(Object.keys(pkg.exports).sort()).toEqual([
       './anchors',
+      './client',
       './interop',
       './package.json',
       './strapi-admin',
