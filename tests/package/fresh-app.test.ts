@@ -400,6 +400,9 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
       verified: true,
       tampered: false,
       contentUsage: 'train-ai=n, search=y',
+      clientChecksum: 'sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      clientFile: expect.stringMatching(/^article\.a\.en/),
+      clientWebhook: true,
       gptbotDisallowed: ['/blog/'],
     });
     const cjs = run(
