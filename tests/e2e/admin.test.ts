@@ -9,7 +9,8 @@ import {
   superAdminToken,
 } from '../helpers/admin';
 import { launchBrowser, login, screenshot, startAdminApp, type AdminApp } from '../helpers/browser';
-import { API } from '../helpers/manifest';
+import robotsParser from 'robots-parser';
+import { API, crawl } from '../helpers/manifest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 
 const ARTICLE = 'api::article.article';
@@ -37,6 +38,25 @@ describe('editors and site owners in the admin (Chromium)', () => {
       .expect(200);
   const editView = (locale = 'en') =>
     `${server.baseUrl}/admin/content-manager/collection-types/${ARTICLE}/${documentId}?plugins[i18n][locale]=${locale}`;
+
+  /** An item's Content-Usage header, and whether robots.txt lets GPTBot fetch its page. */
+  async function policySignals(
+    id: string,
+  ): Promise<{ header: string; gptbot: boolean; expected: boolean }> {
+    const res = await server.app.http.get(`${API}/fragments/${id}`).expect(200);
+    const item = res.body.item as ManifestItem;
+    const { items } = await crawl(server.app.http);
+    const parts = items.filter((i) => i.id === item.id || i.parent === item.id);
+    const robots = robotsParser(
+      'https://example.com/robots.txt',
+      (await server.app.http.get(`${API}/robots.txt`).expect(200)).text,
+    );
+    return {
+      header: String(res.headers['content-usage']),
+      gptbot: Boolean(robots.isAllowed(item.url, 'GPTBot')),
+      expected: parts.every((p) => p.usage.train !== 'deny'),
+    };
+  }
 
   async function choose(page: Page, name: string, option: string): Promise<void> {
     await page.locator(`[name="${name}"]`).click();
@@ -134,6 +154,8 @@ describe('editors and site owners in the admin (Chromium)', () => {
   it('a site owner allows train in Settings, rebuilds from the Dashboard, and the manifest follows', async () => {
     const before = await publicItem('page:about:en');
     expect(before.usage.train).toBe('deny');
+    const signals = await policySignals('page:about:en');
+    expect(signals).toEqual({ header: 'train-ai=n, search=y', gptbot: false, expected: false });
     const page = await browser.newPage({ viewport: { width: 1440, height: 1200 } });
     await login(page, server.baseUrl, 'owner@example.com');
     await page.goto(`${server.baseUrl}/admin/settings/sitemap-ai`);
@@ -162,6 +184,36 @@ describe('editors and site owners in the admin (Chromium)', () => {
     );
     // The editor's explicit entry value still wins over the site default
     expect((await publicItem(DRIFT)).usage.train).toBe('deny');
+    // And every vocabulary follows: the item's Content-Usage header, and robots.txt for GPTBot at
+    // the page's path exactly as the strictest usage of the page and its fragments says.
+    const followed = await policySignals('page:about:en');
+    expect(followed.header).toBe('train-ai=y, search=y');
+    expect(followed.gptbot).toBe(followed.expected);
+    await page.close();
+  });
+
+  it('shows the GEO metrics as charts once agents fetch and an assistant sends a visitor', async () => {
+    const gptbot = 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)';
+    const item = await publicItem(PAGE_ID);
+    await server.app.http.get(`${API}/fragments/${PAGE_ID}`).set('User-Agent', gptbot).expect(200);
+    await server.app.http
+      .get(`${API}/beacon`)
+      .query({ url: `${item.url}#drift`, ref: 'https://chatgpt.com/c/1' })
+      .expect(204);
+    await server.app.strapi.plugin('sitemap-ai').service('access-log').flush();
+    const page = await browser.newPage({ viewport: { width: 1440, height: 2600 } });
+    await login(page, server.baseUrl, 'owner@example.com');
+    await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
+    const section = page.getByRole('heading', { name: 'GEO metrics' });
+    await section.waitFor({ timeout: 60_000 });
+    await page.getByRole('img', { name: /ChatGPT: 1/ }).waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('img', { name: /GPTBot/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('button', { name: 'Export CSV' }).count()).toBeGreaterThan(1);
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'dashboard-geo');
     await page.close();
   });
 
