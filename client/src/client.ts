@@ -18,6 +18,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { signatureHeaders } from 'web-bot-auth';
+import { signerFromJWK } from 'web-bot-auth/crypto';
 import { verifySignature } from '../../server/src/core/webhooks';
 
 /* ------------------------------------------------------------------ */
@@ -259,6 +261,46 @@ export interface SignableRequest {
 export type SignRequest = (
   request: SignableRequest,
 ) => Record<string, string> | Promise<Record<string, string>>;
+
+/** An Ed25519 private key as a JWK (what `crypto.generateKeyPairSync('ed25519')` exports). */
+export interface Ed25519PrivateJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  d: string;
+}
+
+/**
+ * A `signRequest` that signs each request with Web Bot Auth (HTTP Message Signatures, RFC 9421,
+ * Ed25519; docs/protocol.md §7.2): `Signature-Agent` names your key directory, the signature
+ * covers `@authority` and `signature-agent`, with `keyid` the key's JWK thumbprint, valid for
+ * `lifetimeSeconds` (60 by default; sites accept at most a day). The signing is the maintained
+ * `web-bot-auth` library's.
+ */
+export function webBotAuthSigner(options: {
+  privateKey: Ed25519PrivateJwk;
+  /** Your key directory's origin (or URL), as sites will fetch it. */
+  signatureAgent: string;
+  lifetimeSeconds?: number;
+}): SignRequest {
+  const lifetime = (options.lifetimeSeconds ?? 60) * 1000;
+  const signer = signerFromJWK(options.privateKey);
+  return async (request) => {
+    const headers = new Headers(request.headers as Record<string, string>);
+    headers.set('Signature-Agent', `"${options.signatureAgent}"`);
+    const created = new Date();
+    const signed = await signatureHeaders(
+      { method: request.method, url: request.url, headers },
+      await signer,
+      { created, expires: new Date(created.getTime() + lifetime) },
+    );
+    return {
+      'Signature-Agent': `"${options.signatureAgent}"`,
+      Signature: signed.Signature,
+      'Signature-Input': signed['Signature-Input'],
+    };
+  };
+}
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 

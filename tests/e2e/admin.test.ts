@@ -213,7 +213,8 @@ describe('editors and site owners in the admin (Chromium)', () => {
       .waitFor({ timeout: 30_000 });
     expect(await page.getByRole('button', { name: 'Export CSV' }).count()).toBeGreaterThan(1);
     await section.scrollIntoViewIfNeeded();
-    await screenshot(page, 'dashboard-geo');
+    // The section card: the heading sits in the card's title group, inside its column.
+    await screenshot(page, 'dashboard-geo', section.locator('xpath=../../..'));
     await page.close();
   });
 

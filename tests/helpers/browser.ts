@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { bootPlayground, PLAYGROUND, type TestApp } from './strapi';
 
 /** Debian's Chromium (installed by .ci/run); never a downloaded browser. */
@@ -62,9 +62,11 @@ export async function login(
   await page.waitForURL((url) => !url.pathname.includes('/auth/'), { timeout: 60_000 });
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string, target?: Locator): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  // The admin scrolls inside its layout, so a part below the fold is shot as an element.
+  if (target) await target.screenshot({ path: file });
+  else await page.screenshot({ path: file, fullPage: true });
   return file;
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { signatureHeaders } from 'web-bot-auth';
 import { signerFromJWK } from 'web-bot-auth/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SitemapAiClient, webBotAuthSigner, type Ed25519PrivateJwk } from '../../client/src/client';
 import { API } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
@@ -115,6 +116,34 @@ describe.each(testDatabases())('verified agents on %s', (client) => {
     }
     // More than the anonymous limit, all answered: the verified tier counts the agent, not the address.
     expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+
+  it('verifies the client kit’s own Web Bot Auth signer end to end, retries included', async () => {
+    const client = new SitemapAiClient({
+      baseUrl: base,
+      userAgent: GPTBOT_UA,
+      signRequest: webBotAuthSigner({
+        privateKey: trusted.private as Ed25519PrivateJwk,
+        signatureAgent: operatorUrl,
+      }),
+    });
+    for (let i = 0; i < 3; i += 1) {
+      const answer = await client.get('manifest?limit=1');
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('ratelimit-limit')).toBe(String(VERIFIED_MAX));
+    }
+    // The same client signing with a key the operator never published is limited like any bot.
+    const impostor = new SitemapAiClient({
+      baseUrl: base,
+      userAgent: GPTBOT_UA,
+      signRequest: webBotAuthSigner({
+        privateKey: stranger.private as Ed25519PrivateJwk,
+        signatureAgent: operatorUrl,
+      }),
+    });
+    expect((await impostor.get('manifest?limit=1')).headers.get('ratelimit-limit')).toBe(
+      String(ANONYMOUS_MAX),
+    );
   });
 
   it('treats a claim it cannot verify like any bot: a stranger’s key, an expired or overlong signature, an untrusted directory, no signature', async () => {

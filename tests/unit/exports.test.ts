@@ -265,6 +265,7 @@ const CLIENT_EXPORTS = [
   'syncMirror',
   'verifyChecksum',
   'verifyWebhook',
+  'webBotAuthSigner',
   'writeFileAtomic',
 ];
 
@@ -302,6 +303,8 @@ describe('public API surface', () => {
       'node:crypto',
       'node:fs/promises',
       'node:path',
+      'web-bot-auth',
+      'web-bot-auth/crypto',
       '../../server/src/core/webhooks',
     ]);
     expect(source).not.toMatch(/\brequire\(/);
