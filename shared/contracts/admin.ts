@@ -369,3 +369,21 @@ export interface GeoMetrics {
   assistantDaily: { day: string; assistant: string; visits: number }[];
   topVisited: { itemId: string; anchor: string | null; visits: number }[];
 }
+
+/** A registered agent's API key as the admin lists it (never the key itself). */
+export interface AgentKeySummary {
+  id: number;
+  label: string;
+  /** The key's first characters, to tell keys apart. */
+  prefix: string;
+  /** Its own limit per window; null: the verified agents' limit. */
+  rateMax: number | null;
+  issuedAt: string;
+  revokedAt: string | null;
+}
+
+/** POST /sitemap-ai/agents/keys: the new key, shown this once. */
+export interface AgentKeyIssued {
+  key: string;
+  agent: AgentKeySummary;
+}

@@ -5,6 +5,7 @@ import { signatureHeaders } from 'web-bot-auth';
 import { signerFromJWK } from 'web-bot-auth/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SitemapAiClient, webBotAuthSigner, type Ed25519PrivateJwk } from '../../client/src/client';
+import { superAdminToken } from '../helpers/admin';
 import { API } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
@@ -171,6 +172,69 @@ describe.each(testDatabases())('verified agents on %s', (client) => {
     }
   });
 
+  it('lets the owner issue, list and revoke API keys for partners’ agents, each with its own limit', async () => {
+    const owner = await superAdminToken(app);
+    const auth = { Authorization: `Bearer ${owner}` };
+    await app.http.post('/sitemap-ai/agents/keys').set(auth).send({}).expect(400);
+    await app.http
+      .post('/sitemap-ai/agents/keys')
+      .set(auth)
+      .send({ label: 'Partner', rateMax: 0 })
+      .expect(400);
+    await app.http
+      .post('/sitemap-ai/agents/keys')
+      .set(auth)
+      .send({ label: 'Partner', extra: 1 })
+      .expect(400);
+    await app.http.post('/sitemap-ai/agents/keys').send({ label: 'Partner' }).expect(401);
+    const issued = (
+      await app.http
+        .post('/sitemap-ai/agents/keys')
+        .set(auth)
+        .send({ label: 'Partner Bot', rateMax: 7 })
+        .expect(201)
+    ).body.data as { key: string; agent: { id: number; prefix: string; label: string } };
+    expect(issued.key).toMatch(/^sai_[A-Za-z0-9_-]{43}$/);
+    expect(issued.key.startsWith(issued.agent.prefix)).toBe(true);
+
+    // Only the hash is kept: the listing and the table never show the key.
+    const listed = (await app.http.get('/sitemap-ai/agents/keys').set(auth).expect(200)).body.data;
+    expect(JSON.stringify(listed)).not.toContain(issued.key);
+    const rows = await app.strapi.db.query('plugin::sitemap-ai.agent-key').findMany({});
+    expect(JSON.stringify(rows)).not.toContain(issued.key);
+
+    const ways: Record<string, string>[] = [
+      { 'X-Sitemap-AI-Key': issued.key },
+      { Authorization: `Bearer ${issued.key}` },
+    ];
+    for (const headers of ways) {
+      const res = await fetch(`${base}${API}/manifest?limit=1`, { headers });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-limit')).toBe('7');
+    }
+    // A registered agent passes the verification switch too.
+    expect(
+      (await fetch(`${base}${API}/llms-full.txt`, { headers: { 'X-Sitemap-AI-Key': issued.key } }))
+        .status,
+    ).toBe(200);
+
+    for (const bad of ['sai_short', `sai_${'x'.repeat(43)}`]) {
+      const res = await fetch(`${base}${API}/manifest?limit=1`, {
+        headers: { 'X-Sitemap-AI-Key': bad },
+      });
+      expect(res.status).toBe(401);
+    }
+    await app.http.post(`/sitemap-ai/agents/keys/${issued.agent.id}/revoke`).set(auth).expect(200);
+    await app.http.post('/sitemap-ai/agents/keys/999999/revoke').set(auth).expect(404);
+    const revoked = await fetch(`${base}${API}/manifest?limit=1`, {
+      headers: { 'X-Sitemap-AI-Key': issued.key },
+    });
+    expect(revoked.status).toBe(401);
+    expect(((await revoked.json()) as { error: { name: string } }).error.name).toBe(
+      'InvalidAgentKeyError',
+    );
+  });
+
   it('serves llms-full.txt only to verified agents when the switch asks for it; the manifest stays open', async () => {
     const refused = await plain(`${API}/llms-full.txt`, GPTBOT_UA);
     expect(refused.status).toBe(403);
@@ -203,5 +267,6 @@ describe.each(testDatabases())('verified agents on %s', (client) => {
     expect(tiers).toContain('PerplexityBot:verified');
     expect(tiers).toContain('ClaudeBot:unverified');
     expect(tiers).toContain('other-bot:anonymous');
+    expect([...tiers].some((t) => t.endsWith(':registered'))).toBe(true);
   });
 });

@@ -42,6 +42,7 @@ const CORE_EXPORTS = [
   'ITEM_ID_MAX_LENGTH',
   'ITEM_ROUTE_KINDS',
   'ITEM_TYPES',
+  'InvalidAgentKeyError',
   'InvalidPageTokenError',
   'InvalidParameterError',
   'InvalidRichTextError',

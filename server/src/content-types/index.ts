@@ -1,5 +1,6 @@
 import accessLogEntry from './access-log-entry/schema.json';
 import accessLogSalt from './access-log-salt/schema.json';
+import agentKey from './agent-key/schema.json';
 import alias from './alias/schema.json';
 import assistantVisit from './assistant-visit/schema.json';
 import changelogEntry from './changelog-entry/schema.json';
@@ -90,6 +91,13 @@ export default {
         },
         { name: 'sitemap_ai_rate_counters_expiry_idx', columns: ['expires_at'] },
       ],
+    },
+  },
+  // API keys of registered agents: only their hashes (docs/protocol.md §7.2).
+  'agent-key': {
+    schema: {
+      ...agentKey,
+      indexes: [{ name: 'sitemap_ai_agent_keys_hash_idx', columns: ['key_hash'], type: 'unique' }],
     },
   },
   // Visits from AI assistants that front ends report (docs/protocol.md §10).

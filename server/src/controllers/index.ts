@@ -1,4 +1,5 @@
 import { createAdminController } from './admin';
+import { createAgentKeysController } from './agent-keys';
 import { createDashboardController } from './dashboard';
 import { createDiscoveryController } from './discovery';
 import { createEntriesController } from './entries';
@@ -12,4 +13,5 @@ export default {
   settings: createSettingsController,
   entries: createEntriesController,
   discovery: createDiscoveryController,
+  'agent-keys': createAgentKeysController,
 };

@@ -77,6 +77,16 @@ export class VerificationRequiredError extends SitemapAiError {
   }
 }
 
+/** An agent API key that is unknown or revoked. */
+export class InvalidAgentKeyError extends SitemapAiError {
+  constructor() {
+    super(
+      'This agent API key is not valid or has been revoked. Ask the site owner for a new one, or send no key.',
+      401,
+    );
+  }
+}
+
 /** The manifest has not been built yet. */
 export class NoSnapshotError extends SitemapAiError {
   constructor() {

@@ -14,11 +14,12 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) => {
     const identity = await getService(strapi, 'agents').identify(ctx);
     const { verifiedRateLimit } = getService(strapi, 'settings').config().agents;
     const tier =
-      identity.tier === 'verified'
+      identity.tier === 'verified' || identity.tier === 'registered'
         ? {
-            name: 'verified',
+            name: identity.tier,
             identity: `${identity.family}/${identity.subject ?? ''}`,
-            ...verifiedRateLimit,
+            max: identity.rateMax ?? verifiedRateLimit.max,
+            windowSeconds: verifiedRateLimit.windowSeconds,
           }
         : undefined;
     const decision = await getService(strapi, 'rate-limit').check(ctx.ip || 'unknown', tier);

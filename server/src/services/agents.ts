@@ -1,23 +1,35 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import type { JsonWebKey } from 'node:crypto';
+import { createHash, randomBytes, type JsonWebKey } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { helpers, jwkToKeyID, verify, type VerificationParams } from 'web-bot-auth';
 import { verifierFromJWK } from 'web-bot-auth/crypto';
 import { classifyUserAgent, type AgentFamily } from '../core/agents';
 import type { AgentsConfig } from '../core/config';
-import { VerificationRequiredError } from '../core/errors';
+import { InvalidAgentKeyError, VerificationRequiredError } from '../core/errors';
+import {
+  createAgentKeyRepository,
+  type AgentKeyRecord,
+} from '../repositories/agent-key-repository';
+import type { AgentKeyIssued, AgentKeySummary } from '../../../shared/contracts/admin';
 import { getService } from '../utils/get-service';
 
 /** How a request's caller is treated (docs/protocol.md §7.2). */
-export type AgentTier = 'verified' | 'unverified' | 'anonymous';
+export type AgentTier = 'registered' | 'verified' | 'unverified' | 'anonymous';
+
+/** Registered agents' keys: `sai_` and 43 base64url characters (32 random bytes). */
+const KEY_PATTERN = /^sai_[A-Za-z0-9_-]{43}$/;
+/** What an instance knows of a key is refreshed this often (a revocation reaches every instance within it). */
+const KEY_CACHE_MS = 30_000;
 
 export interface AgentIdentity {
   tier: AgentTier;
   /** The agent family: the configured one when verified, else what the User-Agent claims. */
   family: string;
   /** How it was verified, and as whom (a key id or the family's range list). */
-  method?: 'web-bot-auth' | 'ip-range';
+  method?: 'web-bot-auth' | 'ip-range' | 'api-key';
+  /** A registered agent's own limit per window (null: the verified agents' limit). */
+  rateMax?: number | null;
   subject?: string;
   /** Why a claim was not accepted (logged, never sent to the client). */
   reason?: string;
@@ -86,6 +98,21 @@ export function blockListOf(ranges: readonly string[]): BlockList {
   return list;
 }
 
+function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+function summaryOf(record: AgentKeyRecord): AgentKeySummary {
+  return {
+    id: record.id,
+    label: record.label,
+    prefix: record.keyPrefix,
+    rateMax: record.rateMax,
+    issuedAt: record.issuedAt,
+    revokedAt: record.revokedAt,
+  };
+}
+
 /** An IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) as the IPv4 address it is. */
 function plainIp(ip: string): string {
   return ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
@@ -100,6 +127,8 @@ function plainIp(ip: string): string {
  */
 export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
   const directories = new Map<string, Cached<Map<string, JsonWebKey>>>();
+  const keyCache = new Map<string, { at: number; record: Promise<AgentKeyRecord | null> }>();
+  const keyRepository = createAgentKeyRepository({ strapi });
   const ranges = new Map<string, Cached<BlockList>>();
   const config = (): AgentsConfig => getService(strapi, 'settings').config().agents;
 
@@ -202,6 +231,36 @@ export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
+  /** A registered agent's key, from `X-Sitemap-AI-Key` or `Authorization: Bearer sai_…`. */
+  function presentedKey(ctx: Context): string | null {
+    const header = ctx.get('X-Sitemap-AI-Key').trim();
+    if (header) return header;
+    const bearer = /^Bearer\s+(sai_\S*)$/i.exec(ctx.get('Authorization').trim());
+    return bearer ? bearer[1]! : null;
+  }
+
+  async function byKey(ctx: Context): Promise<AgentIdentity | null> {
+    const key = presentedKey(ctx);
+    if (key === null) return null;
+    if (!KEY_PATTERN.test(key)) throw new InvalidAgentKeyError();
+    const hash = hashKey(key);
+    let known = keyCache.get(hash);
+    if (!known || Date.now() - known.at > KEY_CACHE_MS) {
+      known = { at: Date.now(), record: keyRepository.byHash(hash) };
+      keyCache.set(hash, known);
+      if (keyCache.size > 10_000) keyCache.delete(keyCache.keys().next().value!);
+    }
+    const record = await known.record;
+    if (!record || record.revokedAt) throw new InvalidAgentKeyError();
+    return {
+      tier: 'registered',
+      family: record.label,
+      method: 'api-key',
+      subject: `key:${record.id}`,
+      rateMax: record.rateMax,
+    };
+  }
+
   async function byAddress(ctx: Context, claimed: AgentFamily): Promise<AgentIdentity | null> {
     const lists = config().ipRanges.filter((r) => r.family.toLowerCase() === claimed.toLowerCase());
     if (lists.length === 0) return null;
@@ -233,6 +292,8 @@ export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
         sitemapAiTier?: AgentTier;
       };
       state.sitemapAiAgent ??= (async (): Promise<AgentIdentity> => {
+        const registered = await byKey(ctx);
+        if (registered) return registered;
         const signed = await bySignature(ctx);
         if (signed) return signed;
         const claimed = classifyUserAgent(ctx.get('User-Agent'));
@@ -255,7 +316,8 @@ export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Refuse what the site serves only to verified agents (`agents.requireVerifiedFor`). */
     async requireVerified(ctx: Context, what: 'content' | 'llms-full'): Promise<void> {
       if (!config().requireVerifiedFor.includes(what)) return;
-      if ((await this.identify(ctx)).tier !== 'verified')
+      const { tier } = await this.identify(ctx);
+      if (tier !== 'verified' && tier !== 'registered')
         throw new VerificationRequiredError(
           what === 'content' ? 'fragment content' : 'llms-full.txt',
         );
@@ -265,6 +327,32 @@ export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
     reset(): void {
       directories.clear();
       ranges.clear();
+      keyCache.clear();
+    },
+
+    /** The registered agents' keys, newest first (never the keys themselves). */
+    async listKeys(): Promise<AgentKeySummary[]> {
+      return (await keyRepository.list()).map(summaryOf);
+    },
+
+    /** Issue a key for a partner's agent: returned this once, only its SHA-256 is kept. */
+    async issueKey(input: { label: string; rateMax: number | null }): Promise<AgentKeyIssued> {
+      const key = `sai_${randomBytes(32).toString('base64url')}`;
+      const record = await keyRepository.create({
+        label: input.label,
+        keyHash: hashKey(key),
+        keyPrefix: key.slice(0, 10),
+        rateMax: input.rateMax,
+        issuedAt: new Date().toISOString(),
+      });
+      return { key, agent: summaryOf(record) };
+    },
+
+    /** Revoke a key: refused at once on this instance, within 30 s on the others. */
+    async revokeKey(id: number): Promise<AgentKeySummary | null> {
+      const record = await keyRepository.revoke(id, new Date().toISOString());
+      if (record) keyCache.delete(record.keyHash);
+      return record ? summaryOf(record) : null;
     },
   };
 };
