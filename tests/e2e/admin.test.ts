@@ -218,6 +218,34 @@ describe('editors and site owners in the admin (Chromium)', () => {
     await page.close();
   });
 
+  it('a site owner issues an API key for a partner’s agent, the agent uses it, and the owner revokes it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1400 } });
+    await login(page, server.baseUrl, 'owner@example.com');
+    await page.goto(`${server.baseUrl}/admin/plugins/sitemap-ai`);
+    const heading = page.getByRole('heading', { name: 'Registered agents' });
+    await heading.waitFor({ timeout: 60_000 });
+    await page.locator('[name="agentKey.label"]').fill('Partner Bot');
+    await page.locator('[name="agentKey.rateMax"]').fill('9');
+    await page.getByRole('button', { name: 'Issue key' }).click();
+    const shown = page.getByTestId('agent-key');
+    await shown.waitFor({ timeout: 30_000 });
+    const key = (await shown.textContent())!.trim();
+    expect(key).toMatch(/^sai_/);
+    const used = await server.app.http
+      .get(`${API}/manifest`)
+      .query({ limit: '1' })
+      .set('X-Sitemap-AI-Key', key)
+      .expect(200);
+    expect(used.headers['ratelimit-limit']).toBe('9');
+    await heading.scrollIntoViewIfNeeded();
+    await screenshot(page, 'agent-keys', heading.locator('xpath=../../..'));
+
+    await page.getByRole('button', { name: 'Revoke Partner Bot' }).click();
+    await page.getByText('Revoked', { exact: true }).waitFor({ timeout: 30_000 });
+    await server.app.http.get(`${API}/manifest`).set('X-Sitemap-AI-Key', key).expect(401);
+    await page.close();
+  });
+
   it('a site owner names fewer AI crawlers and retitles llms.txt, sees the preview follow, saves, and the public documents follow at once', async () => {
     const TITLE = 'Example Research Library';
     const SUMMARY = 'Peer-reviewed articles, guides and open datasets, each with its licence.';

@@ -3,6 +3,7 @@ import { Button, Flex } from '@strapi/design-system';
 import { ArrowClockwise } from '@strapi/icons';
 import { Layouts, Page, useRBAC } from '@strapi/strapi/admin';
 import { DashboardMetrics } from '../components/DashboardMetrics';
+import { AgentKeysSection } from '../components/AgentKeysSection';
 import { DeliveriesTable } from '../components/DeliveriesTable';
 import { DiscoveryDocumentsCard } from '../components/DiscoveryDocumentsCard';
 import { GeoCharts } from '../components/GeoCharts';
@@ -112,6 +113,8 @@ function Dashboard() {
               {(data) => <GeoCharts metrics={data} />}
             </RequestView>
           </SectionCard>
+
+          <AgentKeysSection />
 
           <SectionCard title={t('deliveries.title')} description={t('deliveries.description')}>
             <RequestView request={deliveries} errorTitle={t('deliveries.loadError')}>
