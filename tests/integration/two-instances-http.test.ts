@@ -1,18 +1,27 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SettingsData } from '../../shared/contracts/admin';
 import { superAdminToken } from '../helpers/admin';
+import { webBotAuthSigner, type Ed25519PrivateJwk } from '../../client/src/client';
 import { API } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type DbClient, type TestApp } from '../helpers/strapi';
 
 const LIMIT = 12;
+/** The verified agents' limit in this suite: its own, above the anonymous one. */
+const VERIFIED_LIMIT = 16;
+const GPTBOT_UA = 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)';
 
 /** Boot instance B (a child process) on A's database, serving HTTP; resolves with its port. */
-function startB(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcessWithoutNullStreams; http: ReturnType<typeof supertest> }> {
+function startB(env: Record<string, string>): Promise<{
+  child: ChildProcessWithoutNullStreams;
+  http: ReturnType<typeof supertest>;
+  url: string;
+}> {
   const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'instance.cjs')], {
     env: { ...process.env, ...env, LISTEN: '1', LOG_LEVEL: 'error', NODE_ENV: 'test' },
   });
@@ -27,7 +36,11 @@ function startB(
       const port = /listening (\d+)/.exec(output.join(''))?.[1];
       if (port && output.join('').includes('ready')) {
         clearTimeout(timer);
-        resolve({ child, http: supertest(`http://127.0.0.1:${port}`) });
+        resolve({
+          child,
+          http: supertest(`http://127.0.0.1:${port}`),
+          url: `http://127.0.0.1:${port}`,
+        });
       }
     };
     child.stdout.on('data', onData);
@@ -55,8 +68,14 @@ describe.each(stores)(
   'two instances serving HTTP on $client, rate-limit counts in $store',
   ({ client, store }) => {
     let a: TestApp;
+    let aUrl = '';
     let b: Awaited<ReturnType<typeof startB>>;
+    // An AI operator's key directory on 127.0.0.1, and the suite's own signing key.
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    let operator: Server;
+    let operatorUrl = '';
     const env: Record<string, string> = {
+      SITEMAP_AI_VERIFIED_RATE_LIMIT_MAX: String(VERIFIED_LIMIT),
       SITEMAP_AI_RATE_LIMIT_MAX: String(LIMIT),
       SITEMAP_AI_RATE_LIMIT_SYNC_MS: '20',
       // A loaded CI machine can take longer than the default 250 ms for a check: wait for it.
@@ -71,7 +90,20 @@ describe.each(stores)(
     };
 
     beforeAll(async () => {
+      operator = createServer((_req, res) => {
+        res.setHeader('Content-Type', 'application/http-message-signatures-directory+json');
+        res.end(JSON.stringify({ keys: [publicKey.export({ format: 'jwk' })] }));
+      });
+      await new Promise<void>((resolve) => operator.listen(0, '127.0.0.1', resolve));
+      operatorUrl = `http://127.0.0.1:${(operator.address() as AddressInfo).port}`;
+      env.SITEMAP_AI_AGENT_DIRECTORIES = JSON.stringify([
+        { family: 'GPTBot', url: `${operatorUrl}/.well-known/http-message-signatures-directory` },
+      ]);
       a = await bootPlayground(client, { env });
+      await new Promise<void>((resolve) =>
+        a.strapi.server.httpServer.listen(0, '127.0.0.1', resolve),
+      );
+      aUrl = `http://127.0.0.1:${(a.strapi.server.httpServer.address() as AddressInfo).port}`;
       b = await startB({ ...a.database.env, ...env, SITEMAP_AI_SCHEDULE: 'false' });
     }, 180_000);
 
@@ -82,6 +114,7 @@ describe.each(stores)(
         await exited;
       }
       await a?.close();
+      await new Promise((resolve) => operator?.close(resolve));
     });
 
     it('lets one client through LIMIT times in all, whichever instance it asks, then 429 with Retry-After from both', async () => {
@@ -118,6 +151,52 @@ describe.each(stores)(
           expect(answer.body).toMatchObject({ error: { status: 429, name: 'RateLimitError' } });
         }
       }
+    });
+
+    it('treats a signed AI agent and an anonymous bot differently on both instances at once: each tier its own limit, enforced once across them', async () => {
+      const sign = webBotAuthSigner({
+        privateKey: privateKey.export({ format: 'jwk' }) as Ed25519PrivateJwk,
+        signatureAgent: operatorUrl,
+      });
+      const signed = async (base: string) => {
+        const url = `${base}${API}/schema.json`;
+        const headers = { 'User-Agent': GPTBOT_UA };
+        return fetch(url, {
+          headers: { ...headers, ...(await sign({ method: 'GET', url, headers })) },
+        });
+      };
+      const anonymous = (base: string) =>
+        fetch(`${base}${API}/schema.json`, { headers: { 'User-Agent': 'curl/8.5.0' } });
+
+      // The anonymous bot is stopped at its limit, whichever instance it asks …
+      let refused: Response | null = null;
+      for (let i = 0; i < 2 * LIMIT + 4 && !refused; i += 1) {
+        const res = await anonymous(i % 2 === 0 ? aUrl : b.url);
+        expect(res.headers.get('ratelimit-limit')).toBe(String(LIMIT));
+        if (res.status === 429) refused = res;
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      expect(refused?.status).toBe(429);
+
+      // … while the verified agent, from the same address, goes on against its own limit, which
+      // both instances enforce together.
+      const answers: { instance: 'A' | 'B'; status: number; limit: string | null }[] = [];
+      for (let i = 0; i < 2 * VERIFIED_LIMIT + 4; i += 1) {
+        const instance = i % 2 === 0 ? 'A' : 'B';
+        const res = await signed(instance === 'A' ? aUrl : b.url);
+        answers.push({ instance, status: res.status, limit: res.headers.get('ratelimit-limit') });
+        await new Promise((r) => setTimeout(r, 80));
+      }
+      expect(answers[0]!.status).toBe(200);
+      expect(new Set(answers.map((x) => x.limit))).toEqual(new Set([String(VERIFIED_LIMIT)]));
+      const allowed = answers.filter((x) => x.status === 200).length;
+      expect(allowed).toBeGreaterThanOrEqual(VERIFIED_LIMIT);
+      expect(allowed).toBeLessThanOrEqual(VERIFIED_LIMIT + 2);
+      for (const instance of ['A', 'B'] as const)
+        expect(
+          answers.some((x) => x.instance === instance && x.status === 429),
+          instance,
+        ).toBe(true);
     });
 
     it('ends two admins saving Settings on both instances at once with one stored value both apply, and one re-compare', async () => {
