@@ -199,6 +199,45 @@ export function apiBase(baseUrl: string, prefix: string = DEFAULT_PREFIX): strin
   return cleanPrefix === '/' || base.endsWith(cleanPrefix) ? base : `${base}${cleanPrefix}`;
 }
 
+/**
+ * The beacon URL that reports a visit arriving from an AI assistant (docs/protocol.md §10), for a
+ * site's front end: `landing` is the page the visitor landed on (with its `#anchor`), `referrer`
+ * `document.referrer`; the `utm_source` of the landing URL is passed along. The site counts the
+ * visit only when the referrer or the utm_source names a known assistant.
+ */
+export function assistantVisitBeacon(
+  baseUrl: string,
+  visit: { landing: string; referrer?: string },
+): string {
+  const landing = new URL(visit.landing);
+  const query = new URLSearchParams({ url: landing.href });
+  if (visit.referrer) query.set('ref', visit.referrer);
+  const utm = landing.searchParams.get('utm_source');
+  if (utm) query.set('utm_source', utm.slice(0, 100));
+  return `${apiBase(baseUrl)}/beacon?${query.toString()}`;
+}
+
+/**
+ * Send that beacon (in a browser: `reportAssistantVisit(cms, { landing: location.href, referrer:
+ * document.referrer })`). Never throws: a lost beacon must not break a page.
+ */
+export async function reportAssistantVisit(
+  baseUrl: string,
+  visit: { landing: string; referrer?: string },
+  fetchImpl: FetchLike = (url, init) => fetch(url, init),
+): Promise<boolean> {
+  try {
+    const response = await fetchImpl(assistantVisitBeacon(baseUrl, visit), {
+      method: 'GET',
+      keepalive: true,
+      credentials: 'omit',
+    });
+    return response.status === 204;
+  } catch {
+    return false;
+  }
+}
+
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const FILE_NAME_MAX = 180;
 

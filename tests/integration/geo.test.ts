@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { GeoMetrics } from '../../shared/contracts/admin';
+import { reportAssistantVisit } from '../../client/src/client';
 import { superAdminToken } from '../helpers/admin';
 import { API, pathOf } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
@@ -84,8 +86,12 @@ describe.each(testDatabases())('GEO metrics on %s', (client) => {
       .item as ManifestItem;
     const beacon = (query: Record<string, string>) => app.http.get(`${API}/beacon`).query(query);
     await beacon({ url: `${page.url}#stable-anchors`, ref: 'https://chatgpt.com/c/1' }).expect(204);
-    await beacon({ url: `${page.url}?utm_source=perplexity`, utm_source: 'perplexity' }).expect(
-      204,
+    // The client kit's helper, as a front end calls it, through a live HTTP server.
+    const server = app.strapi.server.httpServer;
+    if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    expect(await reportAssistantVisit(base, { landing: `${page.url}?utm_source=perplexity` })).toBe(
+      true,
     );
     await beacon({ url: page.url, ref: 'https://www.google.com/' }).expect(204); // not an assistant
     await beacon({ url: 'https://example.com/nowhere', ref: 'https://chatgpt.com/' }).expect(204); // no page
