@@ -3,7 +3,7 @@
 
 /**
  * sitemap-ai-validate — the manifest validator of the seed's pre-deployment
- * checklist (SPEC §9), for CI/CD. Plain Node (>= 20, global fetch), no build.
+ * checklist (README › Observability), for CI/CD. Plain Node (>= 20, global fetch), no build.
  *
  *   sitemap-ai-validate https://cms.example.com [--all] [--sample N] [--json] [--strict]
  *
@@ -43,7 +43,7 @@ const USER_AGENT = `sitemap-ai-validate/${PKG.version} (+https://www.npmjs.com/p
 
 const USAGE = `Usage: sitemap-ai-validate <base-url> [options]
 
-Validates the sitemap-ai manifest a Strapi site publishes (SPEC §9 checklist).
+Validates the sitemap-ai manifest a Strapi site publishes (README › Observability checklist).
 <base-url> is where Strapi answers, e.g. https://cms.example.com
 (or the full API prefix, e.g. https://cms.example.com/api/sitemap-ai).
 

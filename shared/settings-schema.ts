@@ -1,5 +1,5 @@
 /**
- * Validation of the site owner's Settings (SPEC §7, issue 4: "validated on both
+ * Validation of the site owner's Settings (README › In the admin, issue 4: "validated on both
  * sides with the same rules"). Shared by the server (PUT /sitemap-ai/settings)
  * and the admin's Settings form, so it imports zod and pure constants only —
  * nothing that needs Node. The server checks a little more on top (the cron
@@ -21,7 +21,7 @@ import type { DiscoverySettings, EditableSettings, SettingsFieldError } from './
 /** What GET /sitemap-ai/settings answers for a webhook secret that is set; a PUT with it keeps the stored one. */
 export const SECRET_MASK = '********';
 
-/** Access-log retention in days (SPEC §8): bounds and default. */
+/** Access-log retention in days (README › Observability): bounds and default. */
 export const ACCESS_LOG_RETENTION_DAYS = { min: 1, max: 365, default: 30 } as const;
 
 /** Rate limit bounds (requests per window, window length in seconds). */

@@ -1,4 +1,4 @@
-/** URL helpers of the manifest (SPEC §2 permalinks, §8 no internal URLs). */
+/** URL helpers of the manifest (docs/protocol.md §1 permalinks, §8 no internal URLs). */
 
 export function isHttpUrl(value: string): boolean {
   try {

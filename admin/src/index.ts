@@ -9,7 +9,7 @@ type TranslationModule = { default: Record<string, string> };
 type ContentManagerApis = { addEditViewSidePanel: (panels: (typeof SitemapAiPanel)[]) => void };
 
 /**
- * Admin entry (SPEC §7): the dashboard (the plugin's own page), the Settings
+ * Admin entry (README › In the admin): the dashboard (the plugin's own page), the Settings
  * page, and the Content Manager's edit-view side panel for editors.
  */
 export default {

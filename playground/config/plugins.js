@@ -42,7 +42,7 @@ module.exports = ({ env }) => ({
         syncMs: env.int('SITEMAP_AI_RATE_LIMIT_SYNC_MS', 250),
         waitMs: env.int('SITEMAP_AI_RATE_LIMIT_WAIT_MS', 250),
       },
-      // Signed webhooks (SPEC §6 events): one subscriber when SITEMAP_AI_WEBHOOK_URL is set.
+      // Signed webhooks (docs/protocol.md §8 events): one subscriber when SITEMAP_AI_WEBHOOK_URL is set.
       webhooks: {
         subscribers: env('SITEMAP_AI_WEBHOOK_URL')
           ? [{ url: env('SITEMAP_AI_WEBHOOK_URL'), secret: env('SITEMAP_AI_WEBHOOK_SECRET', '') }]

@@ -13,7 +13,7 @@ type ContentTypeSchema = {
 
 /**
  * Registers change tracking (a document-service middleware) and adds the
- * editors' JSON attribute `sitemapAi` (SPEC §7): private (never in the public
+ * editors' JSON attribute `sitemapAi` (README › In the admin): private (never in the public
  * REST output), hidden from the generated form, localized with the entry, so
  * it follows draft → publish and i18n.
  *

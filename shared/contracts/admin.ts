@@ -16,7 +16,7 @@ export interface EvidenceLink {
   title?: string;
 }
 
-/** What an editor may set on an entry or on one fragment (SPEC §7); stored in the entry's `sitemapAi` JSON. */
+/** What an editor may set on an entry or on one fragment (README › In the admin); stored in the entry's `sitemapAi` JSON. */
 export interface MetadataOverride {
   license?: string;
   usage?: Partial<Usage>;
@@ -29,7 +29,7 @@ export interface MetadataOverride {
   schema?: string[];
   alt_of?: string;
   exclude?: boolean;
-  /** Figures only: resolution and labelled regions of the image (SPEC §3 figure fields). */
+  /** Figures only: resolution and labelled regions of the image (docs/protocol.md §1.2 figure fields). */
   dpi?: number;
   bounding_boxes?: { x: number; y: number; width: number; height: number; label?: string }[];
 }
@@ -306,7 +306,7 @@ export interface IngestRow {
   ok: number;
   /**
    * Requests of fragments/content where the agent held an older version than the current one
-   * (SPEC §9 drift: its If-None-Match named an older version or checksum). Added by the observability engineer.
+   * (README › Observability drift: its If-None-Match named an older version or checksum). Added by the observability engineer.
    */
   drift?: number;
 }

@@ -1,5 +1,5 @@
 /**
- * Public contract of the sitemap-ai content API (SPEC §6): request parameters
+ * Public contract of the sitemap-ai content API (docs/protocol.md §4): request parameters
  * and response envelopes, shared by the server and the admin.
  */
 import type { ChunkRule, ItemType, UsageKind, UsageValue } from '../constants';
@@ -39,7 +39,7 @@ export interface BoundingBox {
   label?: string;
 }
 
-/** A manifest item as published (SPEC §3), snake_case. */
+/** A manifest item as published (docs/protocol.md §1.2), snake_case. */
 export interface ManifestItem {
   id: string;
   url: string;

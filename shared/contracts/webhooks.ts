@@ -1,6 +1,6 @@
 /**
  * Contract of the webhook delivery log and the "send test event" button
- * (SPEC §6 events), shared by the server and the admin.
+ * (docs/protocol.md §8 events), shared by the server and the admin.
  */
 import type { WebhookDeliveryStatus } from '../constants';
 

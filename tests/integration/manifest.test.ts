@@ -30,7 +30,7 @@ describe.each(testDatabases())('manifest served from a seeded playground on %s',
     expect(pages[pages.length - 1]!.next_page_token).toBeNull();
   });
 
-  it('emits every item type of SPEC §2 from Markdown, Blocks and HTML bodies', () => {
+  it('emits every item type of docs/protocol.md §1 from Markdown, Blocks and HTML bodies', () => {
     const types = new Set(items.map((i) => i.type));
     expect([...types].sort()).toEqual(['article', 'dataset', 'faq', 'figure', 'section', 'table']);
     expect(items.some((i) => i.id.startsWith('page:') && i.type === 'section')).toBe(true);

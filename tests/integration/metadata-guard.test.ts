@@ -22,7 +22,7 @@ function documents(app: TestApp) {
 }
 
 /**
- * The server-side guard of the editors' `sitemapAi` values (SPEC §7, §8):
+ * The server-side guard of the editors' `sitemapAi` values (docs/protocol.md §7; README › In the admin):
  * the Content Manager's admin API is what the edit view calls on Save.
  */
 describe.each(testDatabases())('the guard of the editors’ values on %s', (client) => {

@@ -15,7 +15,7 @@ import {
 const SALT = 'a'.repeat(64);
 const HEX = 'f'.repeat(64);
 
-describe('the access log stores a pseudonym, never an address (SPEC §8)', () => {
+describe('the access log stores a pseudonym, never an address (README › Observability)', () => {
   it('Given an IP and the day’s salt, Then the pseudonym is a 64-hex HMAC that does not contain the address', () => {
     const pseudonym = pseudonymiseClient('203.0.113.7', SALT);
     expect(pseudonym).toMatch(/^[0-9a-f]{64}$/);
@@ -98,7 +98,7 @@ describe('hostile request values are bounded', () => {
   });
 });
 
-describe('drift (SPEC §9): the agent held an older version than the current one', () => {
+describe('drift (README › Observability): the agent held an older version than the current one', () => {
   const served = { version: 'v3.1', checksum: `sha256:${HEX}` };
   const none = { versions: [], checksums: [] };
 

@@ -22,7 +22,7 @@ function configError(raw: unknown): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
-describe('config — webhooks (SPEC §6 events)', () => {
+describe('config — webhooks (docs/protocol.md §8 events)', () => {
   it('Given no webhooks key, When parsed, Then there are no subscribers and the retry defaults apply', () => {
     expect(parsePluginConfig(BASE).webhooks).toEqual({
       subscribers: [],
@@ -117,7 +117,7 @@ describe('config — webhooks (SPEC §6 events)', () => {
   });
 });
 
-describe('config — indexNow (SPEC §6 events)', () => {
+describe('config — indexNow (docs/protocol.md §8 events)', () => {
   it('Given no indexNow key, When parsed, Then IndexNow is off with the public endpoint', () => {
     expect(parsePluginConfig(BASE).indexNow).toEqual({
       enabled: false,

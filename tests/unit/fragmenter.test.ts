@@ -290,7 +290,7 @@ describe('fragmentEntry — components and media', () => {
         {
           question: ' Is train denied by default? ',
           answer:
-            'Yes, until the site owner allows it. See [SPEC §3](https://example.org/spec#usage).',
+            'Yes, until the site owner allows it. See [docs/protocol.md §2](https://example.org/spec#usage).',
         },
         { question: '   ', answer: 'Ignored: no question.' },
       ],
@@ -301,7 +301,7 @@ describe('fragmentEntry — components and media', () => {
       key: 'faq-is-train-denied-by-default',
       type: 'faq',
       title: 'Is train denied by default?',
-      text: '### Is train denied by default?\n\nYes, until the site owner allows it. See [SPEC §3](https://example.org/spec#usage).',
+      text: '### Is train denied by default?\n\nYes, until the site owner allows it. See [docs/protocol.md §2](https://example.org/spec#usage).',
       links: ['https://example.org/spec#usage'],
     });
   });

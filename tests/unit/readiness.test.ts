@@ -67,7 +67,7 @@ function itemValidator(): (item: ManifestItem) => string | null {
       : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ');
 }
 
-describe('readiness checks of one item (SPEC §9 checklist)', () => {
+describe('readiness checks of one item (README › Observability checklist)', () => {
   it('names the required fields an item lacks or leaves empty', () => {
     expect(missingRequiredFields(page('a'))).toEqual([]);
     const { license: _l, ...noLicense } = page('a');
@@ -266,7 +266,7 @@ describe('ReadinessTally: every check over a stream of items', () => {
   });
 });
 
-describe('index freshness (SPEC §9: target < 24 h)', () => {
+describe('index freshness (README › Observability: target < 24 h)', () => {
   const now = new Date('2026-11-30T12:00:00Z');
   it('is 0 when nothing waits for a snapshot', () => {
     expect(

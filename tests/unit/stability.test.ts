@@ -11,7 +11,7 @@ const NOW = new Date('2025-10-22T09:00:00.000Z');
 const DAY = 86_400_000;
 const daysBefore = (days: number) => new Date(NOW.getTime() - days * DAY).toISOString();
 
-describe('stability score from a change history (SPEC §5)', () => {
+describe('stability score from a change history (docs/protocol.md §3.2)', () => {
   it('Given a fragment created one day ago, When scored, Then m = 1 and the score is 0.03', () => {
     // intervals: [1 (open)] → m = 1; 1 − e^(−1/30) = 0.0328 → 0.03
     const m = meanChangeIntervalDays([daysBefore(1)], NOW);

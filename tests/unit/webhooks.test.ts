@@ -27,8 +27,8 @@ const GOLDEN_PING =
 
 const NOW = new Date(T * 1000);
 
-describe('manifestUpdatedEvent (SPEC §6 events body)', () => {
-  it('Given a published snapshot with changes, When its event is built, Then it has exactly the public fields in SPEC order', () => {
+describe('manifestUpdatedEvent (docs/protocol.md §8 events body)', () => {
+  it('Given a published snapshot with changes, When its event is built, Then it has exactly the public fields in the protocol order', () => {
     // Given
     const input = {
       snapshot: { id: 42, created_at: '2025-03-01T12:00:00.000Z' },

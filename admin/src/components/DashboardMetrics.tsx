@@ -4,7 +4,7 @@ import type { DashboardData } from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 import { MetricCard } from './MetricCard';
 
-/** SPEC §9 success metrics: evidence coverage (≥ 90 %), index freshness (< 24 h), and what waits for the next snapshot. */
+/** README › Observability success metrics: evidence coverage (≥ 90 %), index freshness (< 24 h), and what waits for the next snapshot. */
 export function DashboardMetrics({ data }: { data: DashboardData }) {
   const t = useTranslate();
   const { formatNumber } = useIntl();

@@ -76,7 +76,7 @@ function fragmentInherited(entry: MetadataOverride, inherited: InheritedPolicy):
 }
 
 /**
- * The side panel's content (SPEC §7): entry-level values, the reason for the
+ * The side panel's content (README › In the admin): entry-level values, the reason for the
  * change, then the entry's fragments with per-fragment overrides. Everything
  * is written to the entry's `sitemapAi` attribute through the edit view's form,
  * so it saves with the document and follows draft → publish and locales.

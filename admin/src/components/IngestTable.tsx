@@ -2,7 +2,7 @@ import { Table, Tbody, Td, Th, Thead, Tr, Typography } from '@strapi/design-syst
 import type { IngestRow } from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 
-/** AI-agent ingest by agent family and fragment type (SPEC §9): requests, successful answers, drift. */
+/** AI-agent ingest by agent family and fragment type (README › Observability): requests, successful answers, drift. */
 export function IngestTable({ rows }: { rows: IngestRow[] }) {
   const t = useTranslate();
   if (rows.length === 0) {

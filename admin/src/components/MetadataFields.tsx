@@ -34,7 +34,7 @@ interface MetadataFieldsProps {
 }
 
 /**
- * The fields an editor may set on an entry or on one fragment (SPEC §7):
+ * The fields an editor may set on an entry or on one fragment (README › In the admin):
  * licence, usage, evidence, topics, entity ids, stability pin, citation.
  */
 export function MetadataFields({

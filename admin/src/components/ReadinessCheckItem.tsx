@@ -8,7 +8,7 @@ import { READINESS_LABELS } from '../utils/labels';
 
 const COLLAPSED_FAILURES = 5;
 
-/** One check of the readiness checklist (SPEC §9): ok or failing, its summary, and each failing item linked to its edit view. */
+/** One check of the readiness checklist (README › Observability): ok or failing, its summary, and each failing item linked to its edit view. */
 export function ReadinessCheckItem({ check }: { check: ReadinessCheck }) {
   const t = useTranslate();
   const label = READINESS_LABELS[check.id] ? t(READINESS_LABELS[check.id]) : check.id;

@@ -22,7 +22,7 @@ interface SettingsFormProps {
 }
 
 /**
- * The site owner's Settings (SPEC §7): validated in the browser with the
+ * The site owner's Settings (README › In the admin): validated in the browser with the
  * server's own schema, saved with PUT /sitemap-ai/settings; the server's
  * field errors show next to their fields. Read-only without settings.update.
  */

@@ -18,7 +18,7 @@ interface SiteDefaultsSectionProps {
   disabled: boolean;
 }
 
-/** Site URL and the site-wide defaults every content type and entry inherits (SPEC §3 policy cascade). */
+/** Site URL and the site-wide defaults every content type and entry inherits (docs/protocol.md §2 policy cascade). */
 export function SiteDefaultsSection({
   settings,
   licenses,

@@ -13,7 +13,7 @@ interface WebhookSubscribersSectionProps {
   disabled: boolean;
 }
 
-/** Receivers of the signed `manifest.updated` webhook (SPEC §6 events). */
+/** Receivers of the signed `manifest.updated` webhook (docs/protocol.md §8 events). */
 export function WebhookSubscribersSection({
   subscribers,
   onChange,

@@ -22,7 +22,7 @@ import { useTranslate } from '../hooks/useTranslate';
 import { useWebhookDeliveries } from '../hooks/useWebhookDeliveries';
 import { PERMISSIONS } from '../permissions';
 
-/** The plugin's own page: snapshots, rebuild, readiness, coverage, freshness, ingest, webhook deliveries (SPEC §7, §9). */
+/** The plugin's own page: snapshots, rebuild, readiness, coverage, freshness, ingest, webhook deliveries (README › In the admin; README › Observability). */
 function Dashboard() {
   const t = useTranslate();
   const { allowedActions } = useRBAC(PERMISSIONS.rebuild);

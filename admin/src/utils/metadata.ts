@@ -7,7 +7,7 @@ import type {
 } from '../../../shared/contracts/admin';
 
 /*
- * Editor metadata helpers (SPEC §7). The validation mirrors the server's
+ * Editor metadata helpers (README › In the admin). The validation mirrors the server's
  * reading of the `sitemapAi` attribute (server/src/core/metadata.ts): the
  * server keeps a valid value and leaves an invalid one out, so the panel
  * shows the same rules next to the fields before the entry is saved.

@@ -65,14 +65,14 @@ export default {
       indexes: [{ name: 'sitemap_ai_locks_name_idx', columns: ['name'], type: 'unique' }],
     },
   },
-  // SPEC §6 events: one row per webhook delivery (the retry queue and the delivery log).
+  // docs/protocol.md §8 events: one row per webhook delivery (the retry queue and the delivery log).
   'webhook-delivery': {
     schema: {
       ...webhookDelivery,
       indexes: [{ name: 'sitemap_ai_webhooks_due_idx', columns: ['status', 'next_attempt_at'] }],
     },
   },
-  // SPEC §8, §9: the pseudonymised access log of the public routes, and the salt of its day.
+  // README › Observability: the pseudonymised access log of the public routes, and the salt of its day.
   'access-log-entry': {
     schema: {
       ...accessLogEntry,

@@ -9,7 +9,7 @@ import { getService } from '../utils/get-service';
 const snapshotBody = (snapshot: SnapshotRecord | null) =>
   snapshot ? snapshotSummary(snapshot) : null;
 
-/** Admin endpoints (admin JWT + permission, SPEC §6 admin-side). */
+/** Admin endpoints (admin JWT + permission, docs/protocol.md §4 admin-side). */
 export const createAdminController = ({ strapi }: { strapi: Core.Strapi }) => ({
   async rebuild(ctx: Context) {
     const body = (ctx.request as { body?: unknown }).body ?? {};

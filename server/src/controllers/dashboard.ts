@@ -12,7 +12,7 @@ function daysOf(value: unknown): number {
   return Number(value);
 }
 
-/** GET /sitemap-ai/dashboard (SPEC §7, §9): `{ data: DashboardData }`; `?fresh=true` recomputes the readiness checklist. */
+/** GET /sitemap-ai/dashboard (README › In the admin; README › Observability): `{ data: DashboardData }`; `?fresh=true` recomputes the readiness checklist. */
 export const createDashboardController = ({ strapi }: { strapi: Core.Strapi }) => ({
   async show(ctx: Context) {
     const { fresh, ...rest } = ctx.query;

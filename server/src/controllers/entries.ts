@@ -13,7 +13,7 @@ interface Ability {
   can(action: string, subject?: unknown): boolean;
 }
 
-/** The editors' panel data (SPEC §7). Admin JWT + `fields.edit` (routes/admin.ts). */
+/** The editors' panel data (README › In the admin). Admin JWT + `fields.edit` (routes/admin.ts). */
 export const createEntriesController = ({ strapi }: { strapi: Core.Strapi }) => ({
   /** Content types enabled for the manifest now: where the panel shows. */
   async types(ctx: Context) {

@@ -9,7 +9,7 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 
 /**
  * Answer with ETag / Last-Modified, or 304 when the client's copy is current
- * (SPEC §6). The body is only computed when it will be sent.
+ * (docs/protocol.md §4). The body is only computed when it will be sent.
  */
 export async function respondWithCache(
   ctx: Context,

@@ -17,7 +17,7 @@ import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
 
 /**
- * Public, read-only manifest endpoints (SPEC §6). Thin: validate, ask the
+ * Public, read-only manifest endpoints (docs/protocol.md §4). Thin: validate, ask the
  * service, answer; errors become `{ error }` bodies in the error middleware.
  */
 export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) => {

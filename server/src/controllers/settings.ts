@@ -23,7 +23,7 @@ function validationError(error: SettingsValidationError): errors.ValidationError
 }
 
 /**
- * Settings (SPEC §7): read, save, send a test webhook, preview the discovery documents.
+ * Settings (README › In the admin): read, save, send a test webhook, preview the discovery documents.
  * Admin JWT + plugin permission (routes/admin.ts).
  */
 export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) => ({

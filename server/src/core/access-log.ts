@@ -2,12 +2,12 @@ import { createHmac } from 'node:crypto';
 import { ITEM_ID_MAX_LENGTH } from '../../../shared/constants';
 
 /**
- * The access log of the public routes (SPEC §8, §9): what a request was for,
+ * The access log of the public routes (README › Observability): what a request was for,
  * who asked (pseudonymised), and whether the agent held an older version.
  * Pure helpers; the service stores what they compute.
  */
 
-/** Which public route a request hit (SPEC §6). */
+/** Which public route a request hit (docs/protocol.md §4). */
 export const ROUTE_KINDS = [
   'manifest',
   'delta',
@@ -29,7 +29,7 @@ export const ITEM_ROUTE_KINDS: ReadonlySet<RouteKind> = new Set([
   'page',
 ]);
 
-/** SPEC §8: how long access-log entries are kept unless configured (days). */
+/** README › Observability: how long access-log entries are kept unless configured (days). */
 export const ACCESS_LOG_RETENTION_DEFAULT_DAYS = 30;
 /** An `If-None-Match` header is read up to this many characters. */
 const VALIDATOR_HEADER_MAX_CHARS = 1024;
@@ -43,7 +43,7 @@ export function utcDay(time: Date | string | number): string {
 
 /**
  * The stored stand-in for a client's IP address: HMAC-SHA256 of the address
- * under the day's random salt (SPEC §8 "IP hashed with a rotating salt").
+ * under the day's random salt (README › Observability "IP hashed with a rotating salt").
  * The same client gets the same value within a UTC day and an unrelated one
  * the next day; once a day's salt is gone, its values cannot be linked back.
  */
@@ -109,7 +109,7 @@ export interface DriftInput {
 }
 
 /**
- * Drift (SPEC §9): the agent asked for an item while holding an older copy
+ * Drift (README › Observability): the agent asked for an item while holding an older copy
  * than the current one — a fragment ETag naming an older version, or a
  * content ETag with another checksum — and got the new one. A 304 means its
  * copy was current. Returns the version the agent held, when the ETag names it.

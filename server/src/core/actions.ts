@@ -1,4 +1,4 @@
-/** RBAC actions of the plugin (SPEC §7 permissions); uids become `plugin::sitemap-ai.<uid>`. */
+/** RBAC actions of the plugin (README › In the admin permissions); uids become `plugin::sitemap-ai.<uid>`. */
 export const ACTIONS = {
   readSettings: 'settings.read',
   updateSettings: 'settings.update',

@@ -1,5 +1,5 @@
 /**
- * Agent families of SPEC §9 ("ingest per agent family"), read from a
+ * Agent families of README › Observability ("ingest per agent family"), read from a
  * User-Agent header. Pure; no regular expression can backtrack on a hostile
  * header, and only its first USER_AGENT_MAX_CHARS characters are read.
  */

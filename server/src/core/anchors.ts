@@ -1,5 +1,5 @@
 /**
- * Anchors and fragment keys (SPEC §2). This module is published on its own
+ * Anchors and fragment keys (docs/protocol.md §1). This module is published on its own
  * (`strapi-plugin-sitemap-ai/anchors`) so that a site's front end renders the
  * very same `id=` attributes the manifest points at. Pure, dependency-free.
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { CHECKSUM_PREFIX } from '../../../shared/constants';
 
 /**
- * Canonical text of a fragment (SPEC §3 `checksum`): Unicode NFC, LF line
+ * Canonical text of a fragment (docs/protocol.md §1.2 `checksum`): Unicode NFC, LF line
  * endings, trimmed. The content endpoint serves exactly this text, so anyone
  * can recompute the checksum.
  */

@@ -53,7 +53,7 @@ function bibtexKey(input: CitationInput): string {
 }
 
 /**
- * Preferred citations (SPEC §3 `citation`): APA 7 and BibTeX `@online`,
+ * Preferred citations (docs/protocol.md §1.2 `citation`): APA 7 and BibTeX `@online`,
  * generated from title, authors, site, date, permalink and version.
  */
 export function buildCitation(input: CitationInput, version: string): Citation {

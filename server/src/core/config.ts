@@ -87,7 +87,7 @@ export const contentTypeConfigSchema = z
   })
   .strict();
 
-/** SPEC §6 events: where signed webhooks go, and how hard delivery is retried. */
+/** docs/protocol.md §8 events: where signed webhooks go, and how hard delivery is retried. */
 const endpointUrl = z.string().refine(isHttpUrl, 'must be an absolute http(s) URL');
 const webhookSubscriberSchema = z
   .object({
@@ -142,7 +142,7 @@ const webhooksConfigSchema = z
   })
   .default(WEBHOOKS_DEFAULTS);
 
-/** SPEC §6 events: the optional IndexNow ping of changed page URLs. */
+/** docs/protocol.md §8 events: the optional IndexNow ping of changed page URLs. */
 const indexNowConfigSchema = z
   .object({
     enabled: z.boolean().default(false),
@@ -332,7 +332,7 @@ export const pluginConfigSchema = z
     indexNow: indexNowConfigSchema,
     discovery: discoveryConfigSchema,
     agents: agentsConfigSchema,
-    /** SPEC §8, §9: the pseudonymised access log of the public routes and how long it is kept. */
+    /** README › Observability: the pseudonymised access log of the public routes and how long it is kept. */
     accessLog: z
       .object({
         enabled: z.boolean().default(true),

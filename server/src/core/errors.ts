@@ -1,6 +1,6 @@
 /**
  * One error class per failure of the pure core. Controllers map them to HTTP
- * statuses: the caller's mistakes are 4xx, never 5xx (SPEC §6, §8).
+ * statuses: the caller's mistakes are 4xx, never 5xx (docs/protocol.md §4, §7).
  */
 
 export class SitemapAiError extends Error {

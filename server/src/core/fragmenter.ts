@@ -155,7 +155,7 @@ function datasetText(dataset: DatasetSource, mediaBaseUrl: string): string {
 }
 
 /**
- * Split one entry into fragments (SPEC §2). Keys are stable: they come from
+ * Split one entry into fragments (docs/protocol.md §1). Keys are stable: they come from
  * headings (with `-2`, `-3` … for repeats), `intro` for the lead, and
  * `<section>-table-N` / `<section>-figure-N` counted within their section.
  * The input is never mutated.

@@ -57,7 +57,7 @@ const FRAGMENT_SCHEMA: Record<FragmentType, string[]> = {
   dataset: ['Dataset'],
 };
 
-/** Stable key of an entry (SPEC §2): its slug, else its documentId. */
+/** Stable key of an entry (docs/protocol.md §1): its slug, else its documentId. */
 export function entryKey(entry: Pick<EntrySource, 'slug' | 'documentId'>): string {
   if (entry.slug && entry.slug.trim() !== '') return slugify(entry.slug, 100);
   return slugify(entry.documentId, 100);
@@ -296,7 +296,7 @@ export function buildEntryItems(
 }
 
 /**
- * Cross-language links (SPEC §3 `alt_of`): items of a translation point at the
+ * Cross-language links (docs/protocol.md §1.2 `alt_of`): items of a translation point at the
  * item of the reference-language version — the page always, fragments by
  * position when both versions have the same sequence of fragment types. An
  * editor's `alt_of` is kept. Returns new drafts; the inputs are not changed.
@@ -333,7 +333,7 @@ export function finalizeDraft(draft: ItemDraft): ItemDraft {
 export type ItemChange = 'added' | 'content' | 'metadata' | 'none';
 
 /**
- * Version an item against what was stored for it (SPEC §3 `version`): a
+ * Version an item against what was stored for it (docs/protocol.md §1.2 `version`): a
  * content change bumps the first number and resets the second, a metadata
  * change bumps the second. `now` is the build time.
  */
@@ -406,7 +406,7 @@ export function storedItem(draft: ItemDraft, state: StoredItemState): ManifestIt
 
 /**
  * The item as served from a snapshot taken at `snapshotTime`: stability and
- * recrawl interval come from the item's own change history (SPEC §5), or
+ * recrawl interval come from the item's own change history (docs/protocol.md §3.2), or
  * from the editor's pin.
  */
 export function servedItem(

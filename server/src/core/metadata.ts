@@ -118,7 +118,7 @@ function parseOverride(
 }
 
 /**
- * Editor metadata as stored in the entry (SPEC §7), read leniently: a value
+ * Editor metadata as stored in the entry (README › In the admin), read leniently: a value
  * that does not validate is left out and reported, the rest still applies.
  */
 export function readEntryMetadata(raw: unknown): {

@@ -8,7 +8,7 @@ import {
 import { InvalidPageTokenError } from './errors';
 
 /**
- * Where a traversal stands (SPEC §6): the snapshot it reads, the last id
+ * Where a traversal stands (docs/protocol.md §5): the snapshot it reads, the last id
  * served (keyset paging) and the filters it was started with.
  */
 export interface PagePosition {

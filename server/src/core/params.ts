@@ -34,7 +34,7 @@ export function validateNoParams(query: RawQuery): void {
 }
 
 /**
- * Validate the manifest's query string (SPEC §6, §8): unknown parameters,
+ * Validate the manifest's query string (docs/protocol.md §4, §7): unknown parameters,
  * repeats and bad values are refused with a message that says what is allowed.
  */
 export function validateManifestParams(
@@ -112,7 +112,7 @@ function isCalendarDate(iso: string): boolean {
   return days !== undefined && day >= 1 && day <= days;
 }
 
-/** `since` is a snapshot id (digits) or an ISO-8601 time with a zone (SPEC §6 delta). */
+/** `since` is a snapshot id (digits) or an ISO-8601 time with a zone (docs/protocol.md §5 delta). */
 export function validateDeltaParams(
   query: RawQuery,
   limits: { default: number; max: number },

@@ -18,7 +18,7 @@ export interface EffectivePolicy {
 }
 
 /**
- * Effective licence, usage and embedding hints (SPEC §3 "policy cascade"):
+ * Effective licence, usage and embedding hints (docs/protocol.md §2 "policy cascade"):
  * site defaults → content-type policy → entry → fragment override, the most
  * specific value winning. Usage kinds nobody set fall back to DEFAULT_USAGE,
  * where `train` is `deny` (deny by default).

@@ -2,7 +2,7 @@ import { CHUNK_RULES } from '../../../shared/constants';
 import type { ManifestItem } from './types';
 
 /**
- * The seed's pre-deployment checklist (SPEC §9), as pure checks of manifest
+ * The seed's pre-deployment checklist (README › Observability), as pure checks of manifest
  * items. A `ReadinessTally` takes the items of a snapshot one at a time (the
  * caller streams pages, nothing is held twice) and keeps counts and the first
  * failures of each check.
@@ -31,7 +31,7 @@ export const ITEM_CHECK_IDS = [
 ] as const;
 export type ItemCheckId = (typeof ITEM_CHECK_IDS)[number];
 
-/** SPEC §3 / the seed's checklist: fields every item must carry. */
+/** docs/protocol.md §1.2 / the seed's checklist: fields every item must carry. */
 export const REQUIRED_ITEM_FIELDS = [
   'id',
   'url',
@@ -42,7 +42,7 @@ export const REQUIRED_ITEM_FIELDS = [
   'checksum',
 ] as const;
 
-/** SPEC §9: evidence coverage target (share of fragments with a primary source). */
+/** README › Observability: evidence coverage target (share of fragments with a primary source). */
 export const EVIDENCE_COVERAGE_TARGET = 0.9;
 
 /** The seed's checklist: "changelog in the last 90 days". */
@@ -51,13 +51,13 @@ export const CHANGELOG_WINDOW_DAYS = 90;
 /** Failures kept per check (the rest are counted). */
 export const READINESS_FAILURES_MAX = 50;
 
-/** A permalink's anchor (SPEC §2 anchors: slugs of headings and keys). */
+/** A permalink's anchor (docs/protocol.md §1 anchors: slugs of headings and keys). */
 const ANCHOR = /^[a-z0-9][a-z0-9-]*$/;
 
 const isNonEmptyString = (value: unknown): value is string =>
   typeof value === 'string' && value.trim() !== '';
 
-/** Required fields (SPEC §3) an item lacks or leaves empty. */
+/** Required fields (docs/protocol.md §1.2) an item lacks or leaves empty. */
 export function missingRequiredFields(item: Partial<ManifestItem>): string[] {
   return REQUIRED_ITEM_FIELDS.filter(
     (field) => !isNonEmptyString((item as Record<string, unknown>)[field]),
@@ -73,7 +73,7 @@ export function splitPermalink(url: string): { page: string; anchor: string | nu
 }
 
 /**
- * What is wrong with a fragment's permalink (SPEC §2 anchors), or null: it
+ * What is wrong with a fragment's permalink (docs/protocol.md §1 anchors), or null: it
  * must be its page's URL plus a `#anchor` of the published anchor alphabet.
  * Pages (`article` items) are not permalinks to a fragment: always null.
  * `pageUrl` is the parent page's URL when known (undefined: not checked).
@@ -121,12 +121,12 @@ export function changelogProblem(
   return null;
 }
 
-/** Does an item cite at least one primary source (SPEC §3 `evidence`)? */
+/** Does an item cite at least one primary source (docs/protocol.md §1.2 `evidence`)? */
 export function hasEvidence(item: Pick<ManifestItem, 'evidence'>): boolean {
   return Array.isArray(item.evidence) && item.evidence.some((e) => e && isNonEmptyString(e.url));
 }
 
-/** What is wrong with an item's `embedding_hint` (SPEC §3), or null. */
+/** What is wrong with an item's `embedding_hint` (docs/protocol.md §1.2), or null. */
 export function embeddingHintProblem(item: Pick<ManifestItem, 'embedding_hint'>): string | null {
   const hint = item.embedding_hint;
   if (!hint || typeof hint !== 'object') return 'no embedding_hint';
@@ -156,7 +156,7 @@ export function shareSummary(passed: number, total: number, noun: string): strin
 }
 
 /**
- * Hours from the oldest change not yet in a snapshot to `now` (SPEC §9 index
+ * Hours from the oldest change not yet in a snapshot to `now` (README › Observability index
  * freshness). A pending state's change is no older than the newest snapshot
  * (the builder publishes everything pending when it runs); an entry marked
  * dirty counts from when it was marked. 0 when nothing waits.

@@ -5,7 +5,7 @@ import { InvalidRichTextError } from './errors';
 import type { RichTextSource } from './types';
 
 /**
- * Every rich-text format Strapi can hold, turned into Markdown (SPEC §2):
+ * Every rich-text format Strapi can hold, turned into Markdown (docs/protocol.md §1):
  * Markdown as is, Strapi Blocks rendered, HTML through turndown.
  */
 export function richTextToMarkdown(source: RichTextSource): string {

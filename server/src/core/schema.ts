@@ -172,7 +172,7 @@ const snapshot = {
   additionalProperties: false,
 };
 
-/** JSON Schema (2020-12) of the manifest (SPEC §6 `schema.json`). */
+/** JSON Schema (2020-12) of the manifest (docs/protocol.md §4 `schema.json`). */
 export const MANIFEST_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: SCHEMA_ID,

@@ -14,7 +14,7 @@ import type {
 } from '../../../shared/contracts/admin';
 
 /**
- * The site owner's Settings (SPEC §7) and the file config: the stored values
+ * The site owner's Settings (README › In the admin) and the file config: the stored values
  * go on top of the file config, key by key, and the result is validated by
  * the same schema as the file config, so every consumer reads the effective
  * values from one place. Pure.

@@ -9,7 +9,7 @@ const DAY_MS = 86_400_000;
 /**
  * Mean length in days of the intervals between consecutive content changes,
  * the open interval from the last change until `now` counted as one of them
- * (SPEC §5). `changes` are ISO times, in any order.
+ * (docs/protocol.md §3.2). `changes` are ISO times, in any order.
  */
 export function meanChangeIntervalDays(changes: readonly string[], now: Date): number {
   const times = changes
@@ -24,7 +24,7 @@ export function meanChangeIntervalDays(changes: readonly string[], now: Date): n
   return mean / DAY_MS;
 }
 
-/** `1 − exp(−m / 30)`, rounded to two decimals (SPEC §5). */
+/** `1 − exp(−m / 30)`, rounded to two decimals (docs/protocol.md §3.2). */
 export function stabilityScore(meanDays: number): number {
   const score = 1 - Math.exp(-Math.max(0, meanDays) / STABILITY_SCALE_DAYS);
   return Math.round(score * 100) / 100;

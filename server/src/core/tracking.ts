@@ -2,7 +2,7 @@ import { HISTORY_MAX_LENGTH } from '../../../shared/constants';
 import { storedItem, versionString } from './items';
 import type { ChangelogEntry, ItemDraft, ManifestItem, StoredItemState } from './types';
 
-/** SPEC §4 changelog kinds. */
+/** docs/protocol.md §3.1 changelog kinds. */
 export const CHANGE_KINDS = ['added', 'content', 'metadata', 'removed'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -51,7 +51,7 @@ export interface ChangelogRecord {
   lang: string;
 }
 
-/** An old item id that now resolves to a new one (SPEC §2: renamed headings keep their old id as an alias). */
+/** An old item id that now resolves to a new one (docs/protocol.md §1: renamed headings keep their old id as an alias). */
 export interface AliasRecord {
   oldId: string;
   newId: string;
@@ -171,7 +171,7 @@ function bodyOf(content: string): string {
 }
 
 /**
- * Renames (SPEC §2): which vanished items reappear under a new id in this
+ * Renames (docs/protocol.md §1): which vanished items reappear under a new id in this
  * change. A page whose slug changed (one page out, one in, per locale) takes
  * its fragments along by key; within a page, a fragment whose content or body
  * is unchanged under a new heading, or the only section that went away next
@@ -243,7 +243,7 @@ export function detectRenames(
 }
 
 /**
- * Compare what a document publishes now with what is tracked for it (SPEC §4):
+ * Compare what a document publishes now with what is tracked for it (docs/protocol.md §3.1):
  * every fragment added, changed (content or metadata) or removed gets its new
  * state and one changelog entry saying why — the editor's reason when one was
  * given for this change, otherwise an automatic summary. Pure; nothing is

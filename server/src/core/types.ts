@@ -101,7 +101,7 @@ export interface Fragment {
   key: string;
   type: FragmentType;
   title?: string;
-  /** Canonical Markdown (SPEC §3 `checksum` is over this text). */
+  /** Canonical Markdown (docs/protocol.md §1.2 `checksum` is over this text). */
   text: string;
   /** Key of the section it belongs to (tables and figures in a section). */
   section?: string;

@@ -1,12 +1,12 @@
 /**
- * Signed webhooks and IndexNow pings (SPEC §6 events): the pure part — event
+ * Signed webhooks and IndexNow pings (docs/protocol.md §8 events): the pure part — event
  * bodies, signatures, retry schedule, IndexNow request bodies. No I/O.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { INDEXNOW_MAX_URLS, WEBHOOK_SIGNATURE_TOLERANCE_SECONDS } from '../../../shared/constants';
 import { isHttpUrl } from '../../../shared/urls';
 
-/** SPEC §6 events: the body of a `manifest.updated` delivery (field names are public contract). */
+/** docs/protocol.md §8 events: the body of a `manifest.updated` delivery (field names are public contract). */
 export interface ManifestUpdatedEvent {
   event: 'manifest.updated';
   snapshot: { id: string; created_at: string };
@@ -29,7 +29,7 @@ export interface ManifestUpdatedEventInput {
   deltaUrl: string;
 }
 
-/** The `manifest.updated` body for a published snapshot with changes (SPEC §6 events). */
+/** The `manifest.updated` body for a published snapshot with changes (docs/protocol.md §8 events). */
 export function manifestUpdatedEvent(input: ManifestUpdatedEventInput): ManifestUpdatedEvent {
   return {
     event: 'manifest.updated',
@@ -62,7 +62,7 @@ function assertUnixSeconds(unixSeconds: number): void {
 }
 
 /**
- * Value of the `X-Sitemap-AI-Signature` header (SPEC §6 events):
+ * Value of the `X-Sitemap-AI-Signature` header (docs/protocol.md §8 events):
  * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the secret>`.
  * Sign the exact bytes that are sent.
  */
@@ -153,7 +153,7 @@ export function backoffDelay(
   return capped / 2 + (capped / 2) * r;
 }
 
-/** SPEC §6 events, IndexNow: one request body (`POST` JSON to the IndexNow endpoint). */
+/** docs/protocol.md §8 events, IndexNow: one request body (`POST` JSON to the IndexNow endpoint). */
 export interface IndexNowBody {
   host: string;
   key: string;

@@ -50,7 +50,7 @@ export interface XmlPage {
   next_page_token: string | null;
 }
 
-/** The XML form of a manifest page (SPEC §6 `manifest.xml`), one element per JSON field. */
+/** The XML form of a manifest page (docs/protocol.md §4 `manifest.xml`), one element per JSON field. */
 export function manifestPageToXml(page: XmlPage): string {
   const root = create({ version: '1.0', encoding: 'UTF-8' }).ele(XML_NAMESPACE, 'manifest', {
     spec: SPEC_VERSION,

@@ -13,7 +13,7 @@ import { classifyUserAgent } from '../core/agents';
 import { getService } from '../utils/get-service';
 
 /**
- * Route middleware of the public endpoints (SPEC §8, §9): after the answer is
+ * Route middleware of the public endpoints (docs/protocol.md §7; README › Observability): after the answer is
  * made, queues one access-log entry — agent family, route, item, status,
  * the client's address (pseudonymised before it is stored). It is the
  * outermost middleware of each public route, so it sees the final status of

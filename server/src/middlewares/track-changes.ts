@@ -48,7 +48,7 @@ function normalised(value: unknown): string {
 }
 
 /**
- * Document-service middleware (SPEC §4, §7): before a create, update or clone
+ * Document-service middleware (docs/protocol.md §3.1; README › In the admin): before a create, update or clone
  * it guards the editors' `sitemapAi` values (see `guard`); after a publish, unpublish, delete or
  * discard of an enabled type — or any save of a type without draft & publish —
  * it records what changed in the published content, with the editor's reason.
@@ -60,7 +60,7 @@ export function createTrackChangesMiddleware({ strapi }: { strapi: Core.Strapi }
   const sources = createSourceRepository({ strapi });
 
   /**
-   * The server-side guard of the editors' values (SPEC §7, §8), before the
+   * The server-side guard of the editors' values (docs/protocol.md §7; README › In the admin), before the
    * save: a `sitemapAi` value that does not validate is refused with a 400
    * naming the field (nothing is saved); an admin request that changes it
    * needs the plugin's "edit AI fields" permission (403 otherwise) — field-level

@@ -5,7 +5,7 @@ import { bulkInsert } from './bulk';
 export const ACCESS_LOG_UID = 'plugin::sitemap-ai.access-log-entry' as const;
 export const ACCESS_LOG_SALT_UID = 'plugin::sitemap-ai.access-log-salt' as const;
 
-/** One stored request (SPEC §8, §9): `client` is a pseudonym, never an address. */
+/** One stored request (README › Observability): `client` is a pseudonym, never an address. */
 export interface AccessLogRecord {
   at: string;
   agent: string;

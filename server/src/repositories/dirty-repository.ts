@@ -13,7 +13,7 @@ export interface DirtyMark {
   attempts: number;
 }
 
-/** Entries whose change could not be recorded when it happened (SPEC §4: never lost silently). */
+/** Entries whose change could not be recorded when it happened (docs/protocol.md §3.1: never lost silently). */
 export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(DIRTY_MARK_UID);
   return {

@@ -120,7 +120,7 @@ function validIn(snapshot: number): Row {
   return { seq_from: { $lte: snapshot }, seq_to: { $gt: snapshot } };
 }
 
-/** Item versions (SPEC §6 storage design): the only code that touches their table. */
+/** Item versions (docs/protocol.md §4 storage design): the only code that touches their table. */
 export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(ITEM_VERSION_UID);
 
@@ -214,7 +214,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Delta of snapshot C since S (SPEC §6): versions valid in C opened after
+     * Delta of snapshot C since S (docs/protocol.md §5): versions valid in C opened after
      * S, in item-id order after `after`.
      */
     async openedSince(

@@ -76,7 +76,7 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const publicDir = (): string => strapi.dirs?.static?.public ?? path.join(process.cwd(), 'public');
   const fileChecksums = new Map<string, string | undefined>();
 
-  /** sha256 of a local upload's bytes (SPEC §2 dataset integrity); remote files are not fetched. */
+  /** sha256 of a local upload's bytes (docs/protocol.md §1 dataset integrity); remote files are not fetched. */
   async function fileChecksum(file: Doc): Promise<string | undefined> {
     const url = str(file.url);
     if (!url || file.provider !== 'local' || !url.startsWith('/')) return undefined;

@@ -94,7 +94,7 @@ export function toChangelogRecord(row: Row): ChangelogRecord {
 }
 
 /**
- * Tracked fragment states and their changelog (SPEC §4): the only code that
+ * Tracked fragment states and their changelog (docs/protocol.md §3.1): the only code that
  * touches those tables. Writes are optimistic: a state is only replaced if it
  * still has the revision that was read, so concurrent trackers never lose or
  * duplicate a change.

@@ -7,7 +7,7 @@ export const WEBHOOK_DELIVERY_UID = 'plugin::sitemap-ai.webhook-delivery' as con
 /** `last_error` is a 255-character column. */
 const ERROR_MAX_LENGTH = 255;
 
-/** One webhook delivery: the retry queue and the delivery log (SPEC §6 events). */
+/** One webhook delivery: the retry queue and the delivery log (docs/protocol.md §8 events). */
 export type WebhookDeliveryRecord = WebhookDelivery;
 
 export interface NewWebhookDelivery {

@@ -1,6 +1,6 @@
 import { ACTIONS, actionUid, type Action } from '../core/actions';
 
-/** Admin routes (SPEC §6 admin-side): admin JWT and a plugin permission each. */
+/** Admin routes (docs/protocol.md §4 admin-side): admin JWT and a plugin permission each. */
 const guarded = (
   method: 'GET' | 'POST' | 'PUT',
   path: string,

@@ -1,9 +1,9 @@
 import type { RouteKind } from '../core/access-log';
 
 /**
- * Public, read-only routes (SPEC §6), served under /api/sitemap-ai. They are
+ * Public, read-only routes (docs/protocol.md §4), served under /api/sitemap-ai. They are
  * public by their own route config (`auth: false`); the plugin does not touch
- * the users-permissions roles. The access log (SPEC §8, §9) is outermost, so
+ * the users-permissions roles. The access log (README › Observability) is outermost, so
  * it records the final status of every answer, errors and 429s included.
  */
 export const publicRoute = (path: string, handler: string, kind: RouteKind) => ({

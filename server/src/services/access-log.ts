@@ -42,7 +42,7 @@ const WRITE_CHUNK = 500;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * The access log of the public routes (SPEC §8, §9). `record` only queues
+ * The access log of the public routes (README › Observability). `record` only queues
  * (the request never waits for the database); a background write starts at
  * once and takes everything queued meanwhile, so writes batch themselves
  * under load. Errors are logged, never thrown to a request. Entries older

@@ -46,7 +46,7 @@ export function snapshotSummary(snapshot: SnapshotRecord): SnapshotSummary {
   };
 }
 
-/** What the plugin's dashboard shows (SPEC §7, §9): GET /sitemap-ai/dashboard. */
+/** What the plugin's dashboard shows (README › In the admin; README › Observability): GET /sitemap-ai/dashboard. */
 export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = createStateRepository({ strapi });
   const dirty = createDirtyRepository({ strapi });

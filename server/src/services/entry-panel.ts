@@ -23,7 +23,7 @@ import type { EnabledType } from './settings';
 
 type Sources = { license: PolicySource; usage: Record<UsageKind, PolicySource> };
 
-/** Which layer of the cascade (SPEC §3) gives each effective value: the last one that sets it. */
+/** Which layer of the cascade (docs/protocol.md §2) gives each effective value: the last one that sets it. */
 function policySources(layers: readonly [PolicySource, PolicyLayer | undefined][]): Sources {
   const sources: Sources = {
     license: 'site',
@@ -67,7 +67,7 @@ function publishedItems(
 }
 
 /**
- * The editors' panel (SPEC §7, issue 4): the fragments of an entry's saved
+ * The editors' panel (README › In the admin, issue 4): the fragments of an entry's saved
  * draft as publishing it would publish them, compared with the tracked
  * state of what is published now.
  */

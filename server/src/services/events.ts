@@ -4,7 +4,7 @@ import { manifestUpdatedEvent } from '../core/webhooks';
 import { getService } from '../utils/get-service';
 
 /**
- * What happens after a snapshot with changes is published (SPEC §6 Events):
+ * What happens after a snapshot with changes is published (docs/protocol.md §8 Events):
  * a `manifest.updated` event for the webhook subscribers, pointing at the
  * delta since the previous snapshot, and the changed page URLs for IndexNow.
  */

@@ -34,7 +34,7 @@ function snapshotRef(snapshot: SnapshotRecord): ManifestPage['snapshot'] {
   return { id: String(snapshot.seq), created_at: snapshot.builtAt };
 }
 
-/** Reads the manifest from stored snapshots (SPEC §6); never from live content. */
+/** Reads the manifest from stored snapshots (docs/protocol.md §5); never from live content. */
 export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = createItemRepository({ strapi });
   const snapshots = createSnapshotRepository({ strapi });
@@ -74,7 +74,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       return { snapshot, after: position.after };
     },
 
-    /** One page of the manifest (SPEC §6 envelope). */
+    /** One page of the manifest (docs/protocol.md §4 envelope). */
     async page(
       query: ManifestQuery,
       resolved: { snapshot: SnapshotRecord; after: string },
@@ -110,7 +110,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * One page of the delta since a snapshot or a time (SPEC §6): items added
+     * One page of the delta since a snapshot or a time (docs/protocol.md §5): items added
      * or changed, and tombstones of removed ones, merged in id order.
      */
     async delta(
@@ -201,7 +201,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    /** The whole history of one item, newest first (SPEC §4), paged. */
+    /** The whole history of one item, newest first (docs/protocol.md §3.1), paged. */
     async changelog(
       id: string,
       params: { limit: number; page_token?: string },

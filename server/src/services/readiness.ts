@@ -67,7 +67,7 @@ function errorText(validate: ValidateFunction): string {
 }
 
 /**
- * The seed's pre-deployment checklist (SPEC §9) over the current snapshot.
+ * The seed's pre-deployment checklist (README › Observability) over the current snapshot.
  * One pass: the snapshot is read page by page through the manifest service
  * (which also checks that paging answers correctly), each item goes through
  * every item check and is dropped; then the delta feed is checked, and the

@@ -3,7 +3,7 @@ import type { Core } from '@strapi/strapi';
 import { getService } from '../utils/get-service';
 
 /**
- * The scheduled incremental rebuild (SPEC §6): a named node-cron task started
+ * The scheduled incremental rebuild (docs/protocol.md §4): a named node-cron task started
  * in bootstrap and destroyed in destroy. Every instance ticks; the build lock
  * lets exactly one of them build.
  */

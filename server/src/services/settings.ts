@@ -87,8 +87,8 @@ export class SettingsValidationError extends Error {
 }
 
 /**
- * The site owner's settings: the file config (validated at start-up, SPEC §8)
- * with the values saved in Settings (SPEC §7, in the plugin store) on top,
+ * The site owner's settings: the file config (validated at start-up, docs/protocol.md §7)
+ * with the values saved in Settings (README › In the admin, in the plugin store) on top,
  * and what follows from them. `config()` is what every consumer reads.
  */
 export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {

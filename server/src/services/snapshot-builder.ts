@@ -51,7 +51,7 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * Builds the next snapshot incrementally (SPEC §6): reconciles entries marked
+ * Builds the next snapshot incrementally (docs/protocol.md §5): reconciles entries marked
  * dirty, then publishes the tracked states that changed since the last
  * snapshot — unchanged items are not touched. One builder at a time across
  * instances (a lock in the database); a crashed builder's lock expires.

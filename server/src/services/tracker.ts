@@ -26,7 +26,7 @@ export interface TrackResult {
 }
 
 /**
- * Change tracking (SPEC §4): compares what a document publishes now with the
+ * Change tracking (docs/protocol.md §3.1): compares what a document publishes now with the
  * tracked state of its items and records every change with its reason. Used
  * by the document-service middleware right after a publish, unpublish or
  * delete, and by the rebuild to reconcile what could not be recorded then.

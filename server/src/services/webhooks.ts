@@ -178,7 +178,7 @@ async function forEachLimited<T>(
 }
 
 /**
- * Signed webhooks and IndexNow pings (SPEC §6 events). Deliveries are rows in
+ * Signed webhooks and IndexNow pings (docs/protocol.md §8 events). Deliveries are rows in
  * the database — queued by `enqueue`, sent by `deliverDue` (the delivery loop
  * calls it every few seconds) — so retries survive a restart, and several
  * Strapi instances never send the same attempt twice (a conditional claim).
