@@ -67,7 +67,21 @@ describe.each(testDatabases())('GEO metrics on %s', (client) => {
       .set('If-None-Match', `"${before.checksum.replace('sha256:', '')}"`)
       .expect(200);
 
+    // ClaudeBot reads the delta since the snapshot before the edit: that holds the change too.
+    const snapshots = (await app.strapi
+      .plugin('sitemap-ai')
+      .service('manifest')
+      .recentSnapshots(2)) as {
+      seq: number;
+    }[];
+    await app.http
+      .get(`${API}/delta`)
+      .query({ since: String(snapshots[1]!.seq) })
+      .set('User-Agent', 'Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)')
+      .expect(200);
+
     const data = await metrics();
+    expect(data.timeToIndex.find((r) => r.agent === 'ClaudeBot')?.count).toBeGreaterThanOrEqual(1);
     const gpt = data.timeToIndex.find((r) => r.agent === 'GPTBot');
     expect(gpt?.count).toBeGreaterThanOrEqual(1);
     expect(gpt?.median).toBeGreaterThanOrEqual(0);

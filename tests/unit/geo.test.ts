@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assistantOf, distribution, timeToIndex } from '../../server/src/core/geo';
+import {
+  assistantOf,
+  decodeDeltaSpan,
+  distribution,
+  encodeDeltaSpan,
+  timeToIndex,
+} from '../../server/src/core/geo';
 import { toCsv } from '../../shared/geo-csv';
 
 describe('timeToIndex', () => {
@@ -48,6 +54,31 @@ describe('timeToIndex', () => {
       { agent: 'ClaudeBot', times: [5 * 60_000] },
       { agent: 'GPTBot', times: [60 * 60_000] },
     ]);
+  });
+});
+
+describe('timeToIndex with deltas', () => {
+  it('Given an agent that reads deltas, When a change was first served in a snapshot a delta spans, Then the delta counts as its pickup', () => {
+    const change = { itemId: 'x', version: 'v2.0', at: '2026-11-01T10:00:00.000Z', seq: 5 };
+    const result = timeToIndex(
+      [change, { ...change, itemId: 'unknown-seq', seq: undefined }],
+      [],
+      [
+        // spans (3, 4]: does not hold snapshot 5
+        { agent: 'CCBot', since: 3, snapshot: 4, at: '2026-11-01T10:01:00.000Z' },
+        // read before the change: not a pickup
+        { agent: 'GPTBot', since: 4, snapshot: 5, at: '2026-11-01T09:00:00.000Z' },
+        { agent: 'GPTBot', since: 4, snapshot: 6, at: '2026-11-01T10:02:00.000Z' },
+        { agent: 'GPTBot', since: 4, snapshot: 6, at: '2026-11-01T10:03:00.000Z' },
+      ],
+    );
+    expect(result).toEqual([{ agent: 'GPTBot', times: [2 * 60_000] }]);
+  });
+
+  it('Given a delta span, When stored in the access log columns and read back, Then it is the same span; other values are no span', () => {
+    const stored = encodeDeltaSpan({ since: 11, snapshot: 12 });
+    expect(decodeDeltaSpan(stored.served, stored.client)).toEqual({ since: 11, snapshot: 12 });
+    expect(decodeDeltaSpan('v1.0', null)).toBeNull();
   });
 });
 

@@ -15,6 +15,7 @@ import { sha256Hex } from '../core/canonical';
 import { respondWithCache } from './http';
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
+import type { DeltaSpan } from '../core/geo';
 
 /**
  * Public, read-only manifest endpoints (docs/protocol.md §4). Thin: validate, ask the
@@ -62,7 +63,12 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     async delta(ctx: Context) {
       const settings = getService(strapi, 'settings').config();
       const params = validateDeltaParams(ctx.query, settings.pageSize);
-      const { page, snapshot } = await manifest().delta(params, String(ctx.query.since));
+      const { page, snapshot, since } = await manifest().delta(params, String(ctx.query.since));
+      // The access log records which snapshots this delta spans (GEO time-to-index, §10).
+      (ctx.state as { sitemapAiDelta?: DeltaSpan }).sitemapAiDelta = {
+        since,
+        snapshot: snapshot.seq,
+      };
       const etag = `"s${snapshot.seq}-delta-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
         setPolicy(ctx, page.items);

@@ -74,6 +74,31 @@ export interface PublishedChange {
   version: string;
   /** When the change was published (ISO time). */
   at: string;
+  /** The snapshot that first served this version, when known. */
+  seq?: number;
+}
+
+/** The snapshots a delta answer spans: what changed after `since`, up to `snapshot`. */
+export interface DeltaSpan {
+  since: number;
+  snapshot: number;
+}
+
+/** A delta an agent read: it holds every change first served in (since, snapshot]. */
+export interface DeltaFetch extends DeltaSpan {
+  agent: string;
+  at: string;
+}
+
+/** How the access log stores a delta's span (in its served/client version columns). */
+export function encodeDeltaSpan(span: DeltaSpan): { served: string; client: string } {
+  return { served: `snapshot:${span.snapshot}`, client: `since:${span.since}` };
+}
+
+export function decodeDeltaSpan(served: string | null, client: string | null): DeltaSpan | null {
+  const s = /^snapshot:(\d+)$/.exec(served ?? '');
+  const c = /^since:(\d+)$/.exec(client ?? '');
+  return s && c ? { snapshot: Number(s[1]), since: Number(c[1]) } : null;
 }
 
 export interface ItemFetch {
@@ -84,13 +109,14 @@ export interface ItemFetch {
 }
 
 /**
- * Time-to-index per agent family: for each published change, the time to the first fetch of
- * the item at that version (or a later one) by each family that fetched it at all afterwards.
- * Changes no family fetched yet are counted as pending, not as durations.
+ * Time-to-index per agent family: for each published change, the time to the family's first
+ * pickup of it — a fetch of the item at that version (or a later one), or a delta whose span
+ * holds the snapshot that first served it. Changes no family picked up yet add no duration.
  */
 export function timeToIndex(
   changes: readonly PublishedChange[],
   fetches: readonly ItemFetch[],
+  deltas: readonly DeltaFetch[] = [],
 ): { agent: string; times: number[] }[] {
   const byItem = new Map<string, ItemFetch[]>();
   for (const fetch of fetches) {
@@ -101,14 +127,26 @@ export function timeToIndex(
   for (const list of byItem.values()) list.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const times = new Map<string, number[]>();
   for (const change of changes) {
-    const seen = new Set<string>();
+    const first = new Map<string, string>();
+    const pick = (agent: string, at: string) => {
+      const known = first.get(agent);
+      if (!known || at < known) first.set(agent, at);
+    };
     for (const fetch of byItem.get(change.itemId) ?? []) {
-      if (fetch.at < change.at || seen.has(fetch.agent)) continue;
+      if (fetch.at < change.at) continue;
       if (compareVersions(fetch.servedVersion, change.version) < 0) continue;
-      seen.add(fetch.agent);
-      const list = times.get(fetch.agent) ?? [];
-      list.push(Date.parse(fetch.at) - Date.parse(change.at));
-      times.set(fetch.agent, list);
+      pick(fetch.agent, fetch.at);
+    }
+    if (change.seq !== undefined) {
+      for (const delta of deltas) {
+        if (delta.at < change.at) continue;
+        if (delta.since < change.seq && change.seq <= delta.snapshot) pick(delta.agent, delta.at);
+      }
+    }
+    for (const [agent, at] of first) {
+      const list = times.get(agent) ?? [];
+      list.push(Date.parse(at) - Date.parse(change.at));
+      times.set(agent, list);
     }
   }
   return [...times.entries()]

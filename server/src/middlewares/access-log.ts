@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { AgentTier } from '../services/agents';
+import type { DeltaSpan } from '../core/geo';
 import type { Context, Next } from 'koa';
 import {
   ITEM_ROUTE_KINDS,
@@ -43,6 +44,7 @@ export default (config: { kind?: string } | undefined, { strapi }: { strapi: Cor
         status,
         ip: ctx.ip || ctx.request.ip || 'unknown',
         tier: (ctx.state as { sitemapAiTier?: AgentTier }).sitemapAiTier,
+        delta: (ctx.state as { sitemapAiDelta?: DeltaSpan }).sitemapAiDelta,
         validators: itemRoute
           ? parseClientValidators(ctx.get('If-None-Match'))
           : { versions: [], checksums: [] },

@@ -1,5 +1,12 @@
 import type { Core } from '@strapi/strapi';
-import type { ItemFetch, PublishedChange } from '../core/geo';
+import {
+  decodeDeltaSpan,
+  type DeltaFetch,
+  type ItemFetch,
+  type PublishedChange,
+} from '../core/geo';
+import { ITEM_VERSION_UID } from './item-repository';
+import { WRITE_BATCH } from './json';
 import { bulkInsert } from './bulk';
 import { CHANGELOG_UID } from './state-repository';
 
@@ -105,6 +112,45 @@ export const createGeoRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           ok: (status >= 200 && status < 300) || status === 304,
           item: Boolean(row.item_id),
         };
+      });
+    },
+
+    /** Deltas agents read since `since`, with the snapshots each spans. */
+    async deltaFetchesSince(since: string): Promise<DeltaFetch[]> {
+      const rows = (await strapi.db.query(ACCESS_LOG_UID).findMany({
+        where: { at: { $gte: since }, route: 'delta', status: { $in: [200, 304] } },
+        select: ['at', 'agent', 'served_version', 'client_version'],
+        orderBy: { at: 'asc' },
+        limit: GEO_ROW_LIMIT,
+      })) as Row[];
+      return rows.flatMap((row) => {
+        const span = decodeDeltaSpan(
+          row.served_version ? String(row.served_version) : null,
+          row.client_version ? String(row.client_version) : null,
+        );
+        return span ? [{ ...span, agent: String(row.agent), at: String(row.at) }] : [];
+      });
+    },
+
+    /** The snapshot that first served each change's version (`seq`), where it is still stored. */
+    async withFirstSnapshot(changes: readonly PublishedChange[]): Promise<PublishedChange[]> {
+      const ids = [...new Set(changes.map((c) => c.itemId))];
+      const firstSeq = new Map<string, number>();
+      for (let i = 0; i < ids.length; i += WRITE_BATCH) {
+        const rows = (await strapi.db.query(ITEM_VERSION_UID).findMany({
+          where: { item_id: { $in: ids.slice(i, i + WRITE_BATCH) } },
+          select: ['item_id', 'content_version', 'meta_version', 'seq_from'],
+        })) as Row[];
+        for (const row of rows) {
+          const key = `${String(row.item_id)}|v${Number(row.content_version)}.${Number(row.meta_version)}`;
+          const seq = Number(row.seq_from);
+          const known = firstSeq.get(key);
+          if (known === undefined || seq < known) firstSeq.set(key, seq);
+        }
+      }
+      return changes.map((c) => {
+        const seq = firstSeq.get(`${c.itemId}|${c.version}`);
+        return seq === undefined ? c : { ...c, seq };
       });
     },
 

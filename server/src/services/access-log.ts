@@ -19,6 +19,7 @@ import { createItemRepository } from '../repositories/item-repository';
 import { createSnapshotRepository } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
 import type { AgentTier } from './agents';
+import { encodeDeltaSpan, type DeltaSpan } from '../core/geo';
 
 /** One request as the middleware saw it; the raw address lives only here, in memory, until the next write. */
 export interface AccessLogHit {
@@ -32,6 +33,8 @@ export interface AccessLogHit {
   validators: ClientValidators;
   /** How the caller was treated (verified, unverified, anonymous). */
   tier?: AgentTier;
+  /** For a delta: the snapshots it spans (GEO time-to-index). */
+  delta?: DeltaSpan;
 }
 
 /** Entries waiting to be written beyond this are dropped (and counted): a flood must not grow memory. */
@@ -92,6 +95,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
         validators: hit.validators,
         served: item ? { version: item.version, checksum: item.checksum } : null,
       });
+      const span = hit.route === 'delta' && hit.delta ? encodeDeltaSpan(hit.delta) : null;
       records.push({
         at: hit.at,
         agent: hit.agent,
@@ -99,8 +103,8 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
         ingestType: ingestType(hit.route, item?.type),
         itemId: hit.itemId,
         itemType: item?.type ?? null,
-        servedVersion: item?.version ?? null,
-        clientVersion,
+        servedVersion: span?.served ?? item?.version ?? null,
+        clientVersion: span?.client ?? clientVersion,
         drift,
         status: hit.status,
         client: pseudonymiseClient(hit.ip, await saltOf(utcDay(hit.at))),

@@ -72,9 +72,10 @@ export const createGeoService = ({ strapi }: { strapi: Core.Strapi }) => {
 
     async metrics(days: number, now: Date = new Date()): Promise<GeoMetrics> {
       const since = new Date(now.getTime() - days * 86_400_000).toISOString();
-      const [changes, fetches, requests, visits] = await Promise.all([
-        repository.changesSince(since),
+      const [changes, fetches, deltas, requests, visits] = await Promise.all([
+        repository.changesSince(since).then((list) => repository.withFirstSnapshot(list)),
         repository.itemFetchesSince(since),
+        repository.deltaFetchesSince(since),
         repository.requestsSince(since),
         repository.visitsSince(since),
       ]);
@@ -111,7 +112,7 @@ export const createGeoService = ({ strapi }: { strapi: Core.Strapi }) => {
 
       return {
         windowDays: days,
-        timeToIndex: timeToIndex(changes, fetches).map(({ agent, times }) => ({
+        timeToIndex: timeToIndex(changes, fetches, deltas).map(({ agent, times }) => ({
           agent,
           ...distribution(times),
         })),

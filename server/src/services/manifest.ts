@@ -116,7 +116,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
     async delta(
       params: DeltaParams,
       sinceText: string,
-    ): Promise<{ page: DeltaPage; snapshot: SnapshotRecord }> {
+    ): Promise<{ page: DeltaPage; snapshot: SnapshotRecord; since: number }> {
       const retained = await snapshots.list(10_000);
       if (retained.length === 0) throw new NoSnapshotError();
       const newest = retained[0]!;
@@ -186,6 +186,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       const last = pageEntries[pageEntries.length - 1];
       return {
         snapshot,
+        since,
         page: {
           spec: SPEC_VERSION,
           since: sinceText,
