@@ -137,7 +137,7 @@ export interface ContentTypeSettings {
 }
 
 /**
- * The discovery documents a site owner edits in Settings (docs/protocol.md §8; file config key
+ * The discovery documents a site owner edits in Settings (docs/protocol.md §9; file config key
  * `discovery`). They change no manifest item: a save applies to the documents at once, without a
  * re-compare. Added by the discovery-admin engineer.
  */
@@ -245,6 +245,9 @@ export interface DiscoveryPreview {
   robots: string;
   /** llms.txt. */
   llms: string;
+  /** rsl.xml and tdmrep.json: they follow the policy, not these fields; shown for the whole picture. */
+  rsl: string;
+  tdmrep: string;
 }
 
 /* ------------------------------------------------------------------ */

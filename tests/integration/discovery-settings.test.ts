@@ -224,7 +224,7 @@ describe.each(testDatabases())('Discovery settings on %s', (client) => {
     expect(await document(`${API}/robots.txt`)).toBe(robotsBefore);
   });
 
-  it('previews robots.txt and llms.txt with unsaved values, and stores nothing', async () => {
+  it('previews robots.txt, llms.txt, rsl.xml and tdmrep.json with unsaved values, and stores nothing', async () => {
     const before = await read();
     const body: DiscoverySettings = {
       title: 'Preview title',
@@ -247,6 +247,8 @@ describe.each(testDatabases())('Discovery settings on %s', (client) => {
     await save(saved).expect(200);
     expect(await document(`${API}/robots.txt`)).toBe(data.robots);
     expect(await document(`${API}/llms.txt`)).toBe(data.llms);
+    expect(await document(`${API}/rsl.xml`)).toBe(data.rsl);
+    expect(JSON.parse(await document(`${API}/tdmrep.json`))).toEqual(JSON.parse(data.tdmrep));
     await restore(await read(), fileDiscovery);
 
     // Previewing changes nothing that is stored or served.

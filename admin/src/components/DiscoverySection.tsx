@@ -22,10 +22,18 @@ interface DiscoverySectionProps {
   canPreview: boolean;
 }
 
+/** The public file name of each previewed document. */
+const PREVIEW_NAMES = {
+  robots: 'robots.txt',
+  llms: 'llms.txt',
+  rsl: 'rsl.xml',
+  tdmrep: 'tdmrep.json',
+} as const;
+
 /**
- * The discovery documents (docs/protocol.md §8): the llms.txt title and summary, the AI crawlers
+ * The discovery documents (docs/protocol.md §9): the llms.txt title and summary, the AI crawlers
  * robots.txt names, serving at the site root, and a live preview of robots.txt and llms.txt with
- * the unsaved values.
+ * the unsaved values (and of rsl.xml and tdmrep.json, which follow the policy).
  */
 export function DiscoverySection({
   value,
@@ -132,12 +140,12 @@ export function DiscoverySection({
         ) : null}
         {canPreview ? (
           <Grid.Root gap={4}>
-            {(['robots', 'llms'] as const).map((doc) => {
+            {(['robots', 'llms', 'rsl', 'tdmrep'] as const).map((doc) => {
               const shown =
                 preview.status === 'done' || preview.status === 'loading'
                   ? preview.preview?.[doc]
                   : undefined;
-              const name = doc === 'robots' ? 'robots.txt' : 'llms.txt';
+              const name = PREVIEW_NAMES[doc];
               return (
                 <Grid.Item key={doc} col={6} s={12} direction="column" alignItems="stretch">
                   <DocumentPreview

@@ -52,7 +52,7 @@ export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) =>
     }
   },
 
-  /** robots.txt and llms.txt of the current snapshot with an unsaved Discovery section. */
+  /** The small discovery documents of the current snapshot with an unsaved Discovery section. */
   async previewDiscovery(ctx: Context) {
     const body = objectBody(ctx);
     const discovery = (() => {
@@ -64,11 +64,18 @@ export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) =>
       }
     })();
     const documents = getService(strapi, 'discovery');
-    const [robots, llms] = await Promise.all([
+    const [robots, llms, rsl, tdmrep] = await Promise.all([
       documents.robots(discovery),
       documents.llms(discovery),
+      documents.rsl(),
+      documents.tdmrep(),
     ]);
-    const preview: DiscoveryPreview = { robots: robots.body, llms: llms.body };
+    const preview: DiscoveryPreview = {
+      robots: robots.body,
+      llms: llms.body,
+      rsl: rsl.body,
+      tdmrep: JSON.stringify(tdmrep.body, null, 2),
+    };
     ctx.body = { data: preview };
   },
 
