@@ -6,6 +6,99 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The house's layers (docs/protocol.md is the public contract; this is the code's): shared is the
+ * leaf; core imports only shared; repositories import core types; services compose core and
+ * repositories; controllers and middlewares reach data only through services; the admin and the
+ * client kit never import the server (the client bundles the pure webhooks module only).
+ */
+const layer = (files, patterns, extra = {}) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns }], ...extra },
+});
+const banned = (group, message) => ({ group, message });
+const layers = [
+  layer(
+    ['shared/**/*.ts'],
+    [
+      banned(
+        ['**/server/**', '**/admin/**', '**/client/**'],
+        'shared/ is the leaf: it imports only shared/ and pure libraries.',
+      ),
+      banned(['@strapi/*', 'koa'], 'shared/ is browser-safe: no Strapi, no Koa.'),
+    ],
+  ),
+  layer(
+    ['server/src/core/**/*.ts'],
+    [
+      banned(
+        [
+          '../repositories/*',
+          '../services/*',
+          '../controllers/*',
+          '../middlewares/*',
+          '../routes/*',
+          '../utils/*',
+        ],
+        'core/ is pure: it imports only core/ and shared/.',
+      ),
+      banned(
+        ['@strapi/*', 'koa', 'node:fs', 'node:fs/*', 'node:net', 'node:http'],
+        'core/ does no I/O and knows no Strapi.',
+      ),
+    ],
+  ),
+  layer(
+    ['server/src/repositories/**/*.ts'],
+    [
+      banned(
+        ['../services/*', '../controllers/*', '../middlewares/*', '../routes/*'],
+        'repositories/ know core types, nothing above them.',
+      ),
+    ],
+  ),
+  layer(
+    ['server/src/services/**/*.ts'],
+    [
+      banned(
+        ['../controllers/*', '../middlewares/*', '../routes/*'],
+        'services/ do not depend on the HTTP layer.',
+      ),
+    ],
+  ),
+  layer(
+    [
+      'server/src/controllers/**/*.ts',
+      'server/src/middlewares/**/*.ts',
+      'server/src/routes/**/*.ts',
+    ],
+    [
+      banned(
+        ['../repositories/*'],
+        'controllers, middlewares and routes reach data through services.',
+      ),
+    ],
+  ),
+  layer(
+    ['admin/src/**/*.{ts,tsx}'],
+    [
+      banned(
+        ['**/server/**', '**/client/**'],
+        'the admin imports shared/ contracts, never the server.',
+      ),
+    ],
+  ),
+  layer(
+    ['client/src/**/*.ts'],
+    [
+      banned(
+        ['@strapi/*', '**/server/src/!(core)/**', '**/admin/**'],
+        'the client kit has no Strapi dependency.',
+      ),
+    ],
+  ),
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -53,5 +146,6 @@ export default tseslint.config(
   },
   { files: ['**/*.mjs'], languageOptions: { sourceType: 'module' } },
   { files: ['tests/**/*.ts', 'scripts/**/*'], languageOptions: { globals: globals.node } },
+  ...layers,
   prettier,
 );

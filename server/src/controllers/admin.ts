@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { InvalidParameterError } from '../core/errors';
-import type { SnapshotRecord } from '../repositories/snapshot-repository';
+import type { SnapshotRecord } from '../services/manifest';
 import type { WebhookLogQuery } from '../../../shared/contracts/webhooks';
 import { snapshotSummary } from '../services/dashboard';
 import { getService } from '../utils/get-service';

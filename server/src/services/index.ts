@@ -7,6 +7,7 @@ import { createEventsService } from './events';
 import { createGeoService } from './geo';
 import { createInstancesService } from './instances';
 import { createManifestService } from './manifest';
+import { createMetadataGuardService } from './metadata-guard';
 import { createPolicyService } from './policy';
 import { createRateLimitService } from './rate-limit';
 import { createReadinessService } from './readiness';
@@ -34,4 +35,5 @@ export default {
   discovery: createDiscoveryService,
   agents: createAgentsService,
   geo: createGeoService,
+  'metadata-guard': createMetadataGuardService,
 };

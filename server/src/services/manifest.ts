@@ -275,3 +275,5 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
 };
 
 export type ManifestService = ReturnType<typeof createManifestService>;
+/** A published snapshot as the controllers see it. */
+export type { SnapshotRecord };

@@ -10,6 +10,7 @@ import {
   type TrackedState,
 } from '../core/tracking';
 import type { EntrySource, ItemDraft } from '../core/types';
+import { createDirtyRepository } from '../repositories/dirty-repository';
 import { createSourceRepository } from '../repositories/source-repository';
 import { createStateRepository, StateConflictError } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
@@ -168,7 +169,31 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     return next;
   }
 
+  const dirty = createDirtyRepository({ strapi });
+
   const tracker = {
+    /**
+     * Record an editor's action on a document now; what cannot be recorded is marked dirty (and
+     * logged) for the next rebuild to reconcile. Never throws: the editor's save must not fail.
+     */
+    async recordChange(uid: string, documentId: string, action: string): Promise<void> {
+      try {
+        await tracker.trackDocument(uid, documentId);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        strapi.log.warn(
+          `[sitemap-ai] change of ${uid} ${documentId} (${action}) not recorded now, marked for the next rebuild: ${message}`,
+        );
+        try {
+          await dirty.mark(uid, documentId, action, message);
+        } catch (markError) {
+          strapi.log.error(
+            `[sitemap-ai] could not mark ${uid} ${documentId} dirty either (${markError instanceof Error ? markError.message : String(markError)}); a full rebuild will reconcile it`,
+          );
+        }
+      }
+    },
+
     /** Track one document (all its locales) now. */
     trackDocument(uid: string, documentId: string, cause?: string): Promise<TrackResult> {
       return serialized(`${uid}|${documentId}`, async () => {
