@@ -10,7 +10,7 @@ import {
   linkTranslations,
   servedItem,
   storedItem,
-  versionItem,
+  nextState,
   versionString,
 } from '../../server/src/core/items';
 import type { ItemDraft, StoredItemState } from '../../server/src/core/types';
@@ -349,7 +349,7 @@ describe('versioning', () => {
   const [article] = build().map(finalizeDraft);
 
   it('Given a new item, When versioned, Then it is added as v1.0 dated by the entry', () => {
-    const { change, state } = versionItem(article!, undefined, NOW);
+    const { change, state } = nextState(undefined, article!, NOW);
     expect(change).toBe('added');
     expect(versionString(state)).toBe('v1.0');
     expect(state).toMatchObject({
@@ -370,7 +370,7 @@ describe('versioning', () => {
       firstPublished: '2025-10-22T09:00:00.000Z',
       history: ['2025-10-22T09:00:00.000Z'],
     };
-    const { change, state } = versionItem(article!, previous, NOW);
+    const { change, state } = nextState(previous, article!, NOW);
     expect(change).toBe('content');
     expect(versionString(state)).toBe('v2.0');
     expect(state.modified).toBe(NOW);
@@ -391,7 +391,7 @@ describe('versioning', () => {
       firstPublished: history[0]!,
       history,
     };
-    const { state } = versionItem(article!, previous, NOW);
+    const { state } = nextState(previous, article!, NOW);
     expect(state.history).toHaveLength(50);
     expect(state.history[0]).toBe(history[1]);
     expect(state.history[49]).toBe(NOW);
@@ -399,13 +399,13 @@ describe('versioning', () => {
   });
 
   it('Given a licence change only, When versioned, Then it is a metadata change v1.1 and the history is untouched', () => {
-    const { state: v10 } = versionItem(article!, undefined, NOW);
+    const { state: v10 } = nextState(undefined, article!, NOW);
     const relicensed = finalizeDraft(
       build({ metadata: { license: 'https://creativecommons.org/licenses/by/4.0/' } })[0]!,
     );
     expect(relicensed.checksum).toBe(article!.checksum);
     expect(relicensed.metaHash).not.toBe(article!.metaHash);
-    const { change, state } = versionItem(relicensed, v10, NOW);
+    const { change, state } = nextState(v10, relicensed, NOW);
     expect(change).toBe('metadata');
     expect(versionString(state)).toBe('v1.1');
     expect(state.modified).toBe(NOW);
@@ -413,18 +413,37 @@ describe('versioning', () => {
   });
 
   it('Given a revoked train permission, When versioned, Then it is a metadata change', () => {
-    const { state: v10 } = versionItem(
-      finalizeDraft(build({ metadata: { usage: { train: 'allow' } } })[0]!),
+    const { state: v10 } = nextState(
       undefined,
+      finalizeDraft(build({ metadata: { usage: { train: 'allow' } } })[0]!),
       NOW,
     );
-    expect(versionItem(article!, v10, NOW).change).toBe('metadata');
+    expect(nextState(v10, article!, NOW).change).toBe('metadata');
+  });
+
+  it('Given an item that was removed and comes back, When versioned, Then it is added again with its content version bumped and its history kept', () => {
+    const { state: v10 } = nextState(undefined, article!, NOW);
+    const { change, state } = nextState(
+      { ...v10, removed: true },
+      article!,
+      '2026-01-01T00:00:00.000Z',
+    );
+    expect(change).toBe('added');
+    expect(versionString(state)).toBe('v2.0');
+    expect(state.history).toEqual([...v10.history, '2026-01-01T00:00:00.000Z']);
+  });
+
+  it('Given a renamed item with the same content and metadata, When versioned, Then the rename is a metadata change', () => {
+    const { state: v10 } = nextState(undefined, article!, NOW);
+    const { change, state } = nextState(v10, article!, NOW, { renamed: true });
+    expect(change).toBe('metadata');
+    expect(versionString(state)).toBe('v1.1');
   });
 
   it('Given nothing changed, When versioned, Then the state is unchanged', () => {
-    const { state: v10 } = versionItem(article!, undefined, NOW);
+    const { state: v10 } = nextState(undefined, article!, NOW);
     const again = finalizeDraft(build()[0]!);
-    const { change, state } = versionItem(again, v10, '2026-01-01T00:00:00.000Z');
+    const { change, state } = nextState(v10, again, '2026-01-01T00:00:00.000Z');
     expect(change).toBe('none');
     expect(state).toEqual(v10);
   });

@@ -7,7 +7,7 @@ import {
   finalizeDraft,
   servedItem,
   storedItem,
-  versionItem,
+  nextState,
 } from '../../server/src/core/items';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
 import type { ManifestItem } from '../../server/src/core/types';
@@ -61,7 +61,7 @@ function servedItems(): ManifestItem[] {
     finalizeDraft,
   );
   return drafts.map((draft) => {
-    const { state } = versionItem(draft, undefined, SNAPSHOT_TIME.toISOString());
+    const { state } = nextState(undefined, draft, SNAPSHOT_TIME.toISOString());
     return servedItem(storedItem(draft, state), state.history, draft.stabilityPin, SNAPSHOT_TIME);
   });
 }

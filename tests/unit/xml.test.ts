@@ -6,7 +6,7 @@ import {
   finalizeDraft,
   servedItem,
   storedItem,
-  versionItem,
+  nextState,
 } from '../../server/src/core/items';
 import type { ManifestItem } from '../../server/src/core/types';
 import { manifestPageToXml, type XmlPage } from '../../server/src/core/xml';
@@ -64,7 +64,7 @@ function servedItems(): ManifestItem[] {
   return buildEntryItems(entry, { ...ARTICLE_TYPE, stopSequences: ['\n## '] }, SITE)!
     .map(finalizeDraft)
     .map((draft) => {
-      const { state } = versionItem(draft, undefined, '2025-11-01T00:00:00.000Z');
+      const { state } = nextState(undefined, draft, '2025-11-01T00:00:00.000Z');
       return servedItem(
         storedItem(draft, state),
         state.history,

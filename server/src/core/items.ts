@@ -1,6 +1,11 @@
 import { canonicalText, checksumOf, sha256Hex, stableStringify } from './canonical';
 import { buildCitation } from './citation';
-import { ID_SEPARATOR, type ChunkRule, type FragmentType } from '../../../shared/constants';
+import {
+  HISTORY_MAX_LENGTH,
+  ID_SEPARATOR,
+  type ChunkRule,
+  type FragmentType,
+} from '../../../shared/constants';
 import { fragmentEntry } from './fragmenter';
 import { slugify } from './anchors';
 import {
@@ -333,14 +338,16 @@ export function finalizeDraft(draft: ItemDraft): ItemDraft {
 export type ItemChange = 'added' | 'content' | 'metadata' | 'none';
 
 /**
- * Version an item against what was stored for it (docs/protocol.md §1.2 `version`): a
- * content change bumps the first number and resets the second, a metadata
- * change bumps the second. `now` is the build time.
+ * The next stored state of an item (docs/protocol.md §3.1 `version`), the one rule every
+ * comparison uses: a new item is v1.0 dated by its entry; a removed one that comes back, or a
+ * content change, bumps the first number and resets the second; a metadata change — or a rename,
+ * which always changes the item's id and address — bumps the second. `now` is the change time.
  */
-export function versionItem(
-  draft: ItemDraft,
-  previous: StoredItemState | undefined,
+export function nextState(
+  previous: (StoredItemState & { removed?: boolean }) | undefined,
+  draft: Pick<ItemDraft, 'checksum' | 'metaHash' | 'sourceModified'>,
   now: string,
+  options: { renamed?: boolean } = {},
 ): { state: StoredItemState; change: ItemChange } {
   if (!previous) {
     const modified = draft.sourceModified;
@@ -357,9 +364,10 @@ export function versionItem(
       },
     };
   }
-  if (previous.checksum !== draft.checksum) {
+  const returning = previous.removed === true && !options.renamed;
+  if (returning || previous.checksum !== draft.checksum) {
     return {
-      change: 'content',
+      change: returning ? 'added' : 'content',
       state: {
         ...previous,
         checksum: draft.checksum,
@@ -367,11 +375,11 @@ export function versionItem(
         contentVersion: previous.contentVersion + 1,
         metaVersion: 0,
         modified: now,
-        history: [...previous.history, now].slice(-50),
+        history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH),
       },
     };
   }
-  if (previous.metaHash !== draft.metaHash) {
+  if (options.renamed || previous.metaHash !== draft.metaHash) {
     return {
       change: 'metadata',
       state: {

@@ -1,5 +1,4 @@
-import { HISTORY_MAX_LENGTH } from '../../../shared/constants';
-import { storedItem, versionString } from './items';
+import { nextState, storedItem, versionString } from './items';
 import type { ChangelogEntry, ItemDraft, ManifestItem, StoredItemState } from './types';
 
 /** docs/protocol.md §3.1 changelog kinds. */
@@ -299,74 +298,11 @@ export function diffDocument(input: DocumentDiffInput): {
     const renamed = renamedFrom.get(draft.id);
     const previous = byId.get(draft.id);
     const live = previous && !previous.removed ? previous : renamed;
-    let kind: ChangeKind | null;
-    let state: StoredItemState;
-    if (renamed) {
-      kind = renamed.checksum === draft.checksum ? 'metadata' : 'content';
-      state =
-        kind === 'content'
-          ? {
-              ...renamed,
-              checksum: draft.checksum,
-              metaHash: draft.metaHash,
-              contentVersion: renamed.contentVersion + 1,
-              metaVersion: 0,
-              modified: now,
-              history: [...renamed.history, now].slice(-HISTORY_MAX_LENGTH),
-            }
-          : {
-              ...renamed,
-              metaHash: draft.metaHash,
-              metaVersion: renamed.metaVersion + 1,
-              modified: now,
-              history: [...renamed.history],
-            };
-    } else if (!previous) {
-      kind = 'added';
-      state = {
-        checksum: draft.checksum,
-        metaHash: draft.metaHash,
-        contentVersion: 1,
-        metaVersion: 0,
-        modified: draft.sourceModified,
-        firstPublished: draft.sourceModified,
-        history: [draft.sourceModified],
-      };
-    } else if (previous.removed) {
-      kind = 'added';
-      state = {
-        ...previous,
-        checksum: draft.checksum,
-        metaHash: draft.metaHash,
-        contentVersion: previous.contentVersion + 1,
-        metaVersion: 0,
-        modified: now,
-        history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH),
-      };
-    } else if (previous.checksum !== draft.checksum) {
-      kind = 'content';
-      state = {
-        ...previous,
-        checksum: draft.checksum,
-        metaHash: draft.metaHash,
-        contentVersion: previous.contentVersion + 1,
-        metaVersion: 0,
-        modified: now,
-        history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH),
-      };
-    } else if (previous.metaHash !== draft.metaHash) {
-      kind = 'metadata';
-      state = {
-        ...previous,
-        metaHash: draft.metaHash,
-        metaVersion: previous.metaVersion + 1,
-        modified: now,
-        history: [...previous.history],
-      };
-    } else {
-      kind = null;
-      state = previous;
-    }
+    const next = renamed
+      ? nextState(renamed, draft, now, { renamed: true })
+      : nextState(previous, draft, now);
+    const kind: ChangeKind | null = next.change === 'none' ? null : next.change;
+    const state: StoredItemState = next.change === 'none' && previous ? previous : next.state;
     const reason = freshReason(draft.lang);
     const pageReasonChanged = draft.type === 'article' && reason !== undefined;
     if (kind === null && !pageReasonChanged) continue;

@@ -29,6 +29,7 @@ import type {
   SettingsData,
   SettingsFieldError,
 } from '../../../shared/contracts/admin';
+import { createPluginStoreRepository } from '../repositories/plugin-store-repository';
 import { getService } from '../utils/get-service';
 
 /** An enabled content type, with what the manifest reads from it. */
@@ -97,7 +98,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
   let stored: StoredSettings | null = null;
   let installationSecret: string | undefined;
 
-  const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
+  const store = createPluginStoreRepository({ strapi });
   const schemas = () => strapi.contentTypes as unknown as ContentTypeSchemas;
 
   /** Field maps of the enabled types of `config`; a bad one throws ConfigError naming it. */
@@ -264,9 +265,9 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
     async noticeFileConfig(): Promise<string[]> {
       const print = service.fileFingerprint();
       const editable = maskSecrets(editableFromConfig(service.fileConfig()));
-      const seen = (await store().get({ key: FILE_CONFIG_KEY })) as Partial<SeenFileConfig> | null;
+      const seen = await store.get<Partial<SeenFileConfig>>(FILE_CONFIG_KEY);
       if (seen?.print === print) return [];
-      await store().set({ key: FILE_CONFIG_KEY, value: { print, editable } });
+      await store.set(FILE_CONFIG_KEY, { print, editable });
       if (!seen?.print) return [];
       const parsed = seen.editable
         ? validateSettings(withLaterSections(seen.editable, editable))
@@ -301,7 +302,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
      * Returns true when the stored Settings changed.
      */
     async load(): Promise<boolean> {
-      const raw = (await store().get({ key: STORE_KEY })) as Partial<StoredSettings> | null;
+      const raw = await store.get<Partial<StoredSettings>>(STORE_KEY);
       const previous = stored;
       stored = null;
       if (raw && typeof raw === 'object' && raw.settings) {
@@ -438,7 +439,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       try {
-        await store().set({ key: STORE_KEY, value: next });
+        await store.set(STORE_KEY, next);
       } finally {
         await leases.release(SAVE_LEASE, token);
       }
@@ -492,13 +493,13 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
      * the database reads back what is stored, so they all sign with the same secret.
      */
     async loadTokenSecret(): Promise<void> {
-      const stored = await store().get({ key: TOKEN_SECRET_KEY });
+      const stored = await store.get(TOKEN_SECRET_KEY);
       if (typeof stored === 'string' && stored.length >= 32) {
         installationSecret = stored;
         return;
       }
-      await store().set({ key: TOKEN_SECRET_KEY, value: randomBytes(32).toString('hex') });
-      installationSecret = String(await store().get({ key: TOKEN_SECRET_KEY }));
+      await store.set(TOKEN_SECRET_KEY, randomBytes(32).toString('hex'));
+      installationSecret = String(await store.get(TOKEN_SECRET_KEY));
     },
   };
   return service;

@@ -6,6 +6,7 @@ import { createItemRepository, type NewItemVersion } from '../repositories/item-
 import { createLockRepository } from '../repositories/lock-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
 import { createStateRepository } from '../repositories/state-repository';
+import { createPluginStoreRepository } from '../repositories/plugin-store-repository';
 import { getService } from '../utils/get-service';
 
 export interface RebuildOptions {
@@ -78,7 +79,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   const owner = randomUUID();
   let running: Promise<RebuildResult> | null = null;
 
-  const store = () => strapi.store({ type: 'plugin', name: 'sitemap-ai' });
+  const store = createPluginStoreRepository({ strapi });
   let lastChangelogCollect = 0;
 
   /**
@@ -155,8 +156,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const previous = await snapshots.latest();
     const print = getService(strapi, 'settings').policyFingerprint();
     const filePrint = getService(strapi, 'settings').fileFingerprint();
-    const stored = (await store().get({ key: FINGERPRINT_KEY })) as string | null;
-    const storedFile = (await store().get({ key: FILE_FINGERPRINT_KEY })) as string | null;
+    const stored = await store.get<string>(FINGERPRINT_KEY);
+    const storedFile = await store.get<string>(FILE_FINGERPRINT_KEY);
     if (previous && stored !== null && stored !== print) {
       // Another live instance reads config/plugins differently and built the published snapshot
       // with its policy: re-comparing here would re-version the site, and there at its next build.
@@ -188,10 +189,9 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
           : undefined;
       const result = await getService(strapi, 'tracker').reconcileAll(cause);
       failures.push(...result.failures);
-      await store().set({ key: FINGERPRINT_KEY, value: print });
+      await store.set(FINGERPRINT_KEY, print);
     }
-    if (storedFile !== filePrint)
-      await store().set({ key: FILE_FINGERPRINT_KEY, value: filePrint });
+    if (storedFile !== filePrint) await store.set(FILE_FINGERPRINT_KEY, filePrint);
     await reconcileDirty(failures);
     // Pending states computed under another policy (an interrupted re-compare, an instance
     // that had not seen the latest Settings) are computed again under this one.
@@ -396,7 +396,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
           };
           try {
             if (options.tick) {
-              const claimed = (await store().get({ key: LAST_TICK_KEY })) as string | null;
+              const claimed = await store.get<string>(LAST_TICK_KEY);
               if (claimed && claimed >= options.tick) {
                 return {
                   snapshot: await snapshots.latest(),
@@ -405,7 +405,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
                   failures: [],
                 };
               }
-              await store().set({ key: LAST_TICK_KEY, value: options.tick });
+              await store.set(LAST_TICK_KEY, options.tick);
             }
             return await build(options, fence);
           } catch (error) {
