@@ -16,6 +16,17 @@ const LIMIT = 12;
 const VERIFIED_LIMIT = 16;
 const GPTBOT_UA = 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)';
 
+/**
+ * Rate-limit windows are aligned to the clock (a 60 s window starts at each full minute): a run of
+ * requests that crosses a boundary sees a fresh window halfway. Start such a run in a window with
+ * at least 15 s left.
+ */
+async function atFreshWindow(windowSeconds = 60): Promise<void> {
+  const into = Date.now() % (windowSeconds * 1000);
+  if (into > (windowSeconds - 15) * 1000)
+    await new Promise((r) => setTimeout(r, windowSeconds * 1000 - into + 250));
+}
+
 /** Boot instance B (a child process) on A's database, serving HTTP; resolves with its port. */
 function startB(env: Record<string, string>): Promise<{
   child: ChildProcessWithoutNullStreams;
@@ -118,6 +129,7 @@ describe.each(stores)(
     });
 
     it('lets one client through LIMIT times in all, whichever instance it asks, then 429 with Retry-After from both', async () => {
+      await atFreshWindow();
       const answers: { instance: 'A' | 'B'; status: number; retryAfter?: string; body: unknown }[] =
         [];
       for (let i = 0; i < 2 * LIMIT + 4; i += 1) {
@@ -167,6 +179,7 @@ describe.each(stores)(
       };
       const anonymous = (base: string) =>
         fetch(`${base}${API}/schema.json`, { headers: { 'User-Agent': 'curl/8.5.0' } });
+      await atFreshWindow();
 
       // The anonymous bot is stopped at its limit, whichever instance it asks …
       let refused: Response | null = null;
