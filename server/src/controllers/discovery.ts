@@ -7,7 +7,7 @@ import { sha256Hex } from '../core/canonical';
 import { InvalidParameterError } from '../core/errors';
 import type { DiscoveryIndex } from '../services/discovery';
 import { getService } from '../utils/get-service';
-import { respondWithCache } from './http';
+import { respondWithCache, respondWithMarkdown } from './http';
 
 /** The documents the root of the Strapi origin can answer (config `discovery.serveAtRoot`). */
 export type RootDocument = 'llms' | 'llms-full' | 'tdmrep' | 'sitemap' | 'robots';
@@ -104,17 +104,8 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
       validateNoParams(ctx.query);
       await getService(strapi, 'agents').requireVerified(ctx, 'content');
       const { snapshot, item, checksum, content } = await discovery().pageMarkdown(id);
-      const hex = checksum.replace(/^sha256:/, '');
-      await respondWithCache(
-        ctx,
-        { etag: `"${hex}"`, lastModified: snapshot.builtAt },
-        async () => {
-          ctx.type = 'text/markdown; charset=utf-8';
-          ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);
-          ctx.set('X-Sitemap-AI-Checksum', checksum);
-          setPolicy(ctx, item);
-          return content;
-        },
+      await respondWithMarkdown(ctx, { checksum, content, lastModified: snapshot.builtAt }, () =>
+        setPolicy(ctx, item),
       );
     },
 

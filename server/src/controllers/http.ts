@@ -27,3 +27,22 @@ export async function respondWithCache(
   }
   ctx.body = await body();
 }
+
+/**
+ * Answer canonical Markdown (docs/protocol.md §4.4): its checksum is the ETag, the
+ * `Content-Digest` and `X-Sitemap-AI-Checksum`; `headers` adds the item's policy headers.
+ */
+export async function respondWithMarkdown(
+  ctx: Context,
+  answer: { checksum: string; content: string; lastModified: string },
+  headers: () => void,
+): Promise<void> {
+  const hex = answer.checksum.replace(/^sha256:/, '');
+  await respondWithCache(ctx, { etag: `"${hex}"`, lastModified: answer.lastModified }, async () => {
+    ctx.type = 'text/markdown; charset=utf-8';
+    ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);
+    ctx.set('X-Sitemap-AI-Checksum', answer.checksum);
+    headers();
+    return answer.content;
+  });
+}

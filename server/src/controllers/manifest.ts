@@ -12,7 +12,7 @@ import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
 import { sha256Hex } from '../core/canonical';
-import { respondWithCache } from './http';
+import { respondWithCache, respondWithMarkdown } from './http';
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
 import type { DeltaSpan } from '../core/geo';
@@ -115,18 +115,9 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       await getService(strapi, 'agents').requireVerified(ctx, 'content');
       const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
       const { item } = await manifest().item(id);
-      const hex = checksum.replace(/^sha256:/, '');
       if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}/content`);
-      await respondWithCache(
-        ctx,
-        { etag: `"${hex}"`, lastModified: snapshot.builtAt },
-        async () => {
-          ctx.type = 'text/markdown; charset=utf-8';
-          ctx.set('Content-Digest', `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`);
-          ctx.set('X-Sitemap-AI-Checksum', checksum);
-          setPolicy(ctx, [item]);
-          return content;
-        },
+      await respondWithMarkdown(ctx, { checksum, content, lastModified: snapshot.builtAt }, () =>
+        setPolicy(ctx, [item]),
       );
     },
 
