@@ -14,7 +14,8 @@
  *   node --expose-gc scripts/bench-site.js      N=1000 (BENCH_SITE_N=10000, or --n 100000)
  *
  * BENCH_SITE_QUERIES=1 prints the SQL of each build by total time; BENCH_SITE_PROFILE=file
- * writes a CPU profile of the first build.
+ * writes a CPU profile of the first build; BENCH_SITE_KEEP_DB=file keeps a copy of the database
+ * with the plugin's tables (diagnosis).
  */
 const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
@@ -374,6 +375,8 @@ async function main() {
     figures.sitemapRssMb = sitemap.rssPeakGrowthMb;
 
     figures.publishWithMs = await publishes(strapi, 100, 'Published with the plugin');
+    if (process.env.BENCH_SITE_KEEP_DB)
+      await strapi.db.connection.raw('VACUUM INTO ?', [process.env.BENCH_SITE_KEEP_DB]);
   } finally {
     await strapi.destroy();
   }

@@ -10,6 +10,7 @@ import type { ManifestItem, ManifestPage } from '../../shared/contracts/manifest
 import { roleToken, superAdminToken } from '../helpers/admin';
 import { API, pathOf, sha256 } from '../helpers/manifest';
 import { ROOT, bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+import { storedData } from '../helpers/stored';
 import type { AccessLogRecord } from '../../server/src/repositories/access-log-repository';
 
 const CLI = path.join(ROOT, 'bin', 'sitemap-ai-validate.js');
@@ -386,16 +387,13 @@ describe.each(testDatabases())(
       const snapshot = await manifest.current();
       const id = 'article:geo-index:en:intro';
       const query = app.strapi.db.query('plugin::sitemap-ai.item-version');
-      const stored = (await query.findOne({
+      const row = (await query.findOne({
         where: { item_id: id, seq_to: { $gt: snapshot.seq }, seq_from: { $lte: snapshot.seq } },
-      })) as {
-        id: number;
-        data: ManifestItem | string;
-      };
-      const original =
-        typeof stored.data === 'string' ? (JSON.parse(stored.data) as ManifestItem) : stored.data;
+      })) as { id: number };
+      const stored = await storedData(app.strapi, 'plugin::sitemap-ai.item-version', row.id);
+      const original = stored.data;
       const { license: _license, ...broken } = original;
-      await query.update({ where: { id: stored.id }, data: { data: broken } });
+      await stored.replace(broken as ManifestItem);
       try {
         const data = await dashboard('?fresh=true');
         for (const checkId of ['required-fields', 'schema-valid']) {
@@ -415,7 +413,7 @@ describe.each(testDatabases())(
         expect(check(data, 'required-fields').failures[0]!.detail).toBe('missing license');
         expect(check(data, 'schema-valid').failures[0]!.detail).toContain('license');
       } finally {
-        await query.update({ where: { id: stored.id }, data: { data: original } });
+        await stored.replace(original);
       }
       expect(check(await dashboard('?fresh=true'), 'schema-valid').ok).toBe(true);
     });
