@@ -295,7 +295,11 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return result;
     },
 
-    /** Published entries of one type in one locale, in documentId order, a page at a time. */
+    /**
+     * Published entries of one type in one locale, in documentId order, a page at a time (keyset:
+     * each page starts after the last document id of the one before, so the cost of a page does
+     * not grow with the site).
+     */
     async *published(
       uid: string,
       typeKey: string,
@@ -304,18 +308,44 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       lang: string,
     ): AsyncGenerator<{ entry: EntrySource; problems: MetadataProblem[] }> {
       const populate = populateFor(map);
-      for (let start = 0; ; start += PAGE) {
+      let after: string | null = null;
+      for (;;) {
         const docs = (await strapi.documents(uid as never).findMany({
           status: 'published',
           ...(locale ? { locale } : {}),
+          ...(after === null ? {} : { filters: { documentId: { $gt: after } } }),
           populate,
           sort: 'documentId:asc',
-          start,
           limit: PAGE,
         } as never)) as unknown as Doc[];
         for (const doc of docs) yield toEntry(uid, typeKey, map, doc, lang);
         if (docs.length < PAGE) break;
+        after = String(docs[docs.length - 1]!.documentId);
       }
+    },
+
+    /** The published entries of these documents in one locale (those that have one). */
+    async publishedOf(
+      uid: string,
+      typeKey: string,
+      map: FieldMap,
+      documentIds: readonly string[],
+      locale: string | undefined,
+      lang: string,
+    ): Promise<EntrySource[]> {
+      const populate = populateFor(map);
+      const result: EntrySource[] = [];
+      for (let i = 0; i < documentIds.length; i += PAGE) {
+        const docs = (await strapi.documents(uid as never).findMany({
+          status: 'published',
+          ...(locale ? { locale } : {}),
+          filters: { documentId: { $in: documentIds.slice(i, i + PAGE) } },
+          populate,
+          limit: PAGE,
+        } as never)) as unknown as Doc[];
+        for (const doc of docs) result.push((await toEntry(uid, typeKey, map, doc, lang)).entry);
+      }
+      return result;
     },
   };
 };

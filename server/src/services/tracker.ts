@@ -314,78 +314,124 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       let changed = 0;
       const failures: { uid: string; documentId: string; message: string }[] = [];
       const seen = new Set<string>();
-      for (const type of settings().enabledTypes()) {
-        const scope = await scopeOf(type);
-        const { langs, localized } = scope;
-        const byDocument = new Map<string, EntrySource[]>();
-        for (const lang of langs) {
-          for await (const { entry } of sources.published(
+      /**
+       * Compare a batch of documents (all their locales' entries): read, compared and written in
+       * one transaction; when another tracker (a publish meanwhile) wrote one of them first, they
+       * are done one by one.
+       */
+      const compare = async (
+        type: EnabledType,
+        scope: DocumentScope,
+        byDocument: ReadonlyMap<string, EntrySource[]>,
+      ): Promise<void> => {
+        const { langs } = scope;
+        const batch = [...byDocument.keys()];
+        for (const documentId of batch) seen.add(`${type.uid}|${documentId}`);
+        documents += batch.length;
+        try {
+          const diff = await diffDocuments(
             type.uid,
-            type.policy.typeKey,
-            type.map,
-            localized ? lang : undefined,
-            lang,
-          )) {
-            const list = byDocument.get(entry.documentId) ?? [];
-            list.push(entry);
-            byDocument.set(entry.documentId, list);
+            batch.map((documentId) => {
+              const entries = byDocument.get(documentId)!;
+              return {
+                documentId,
+                entries,
+                drafts: draftsOf(type, entries, scope.site).drafts,
+                langs,
+              };
+            }),
+            cause,
+          );
+          await states.write(diff.writes, diff.changelog, diff.aliases);
+          changed += diff.changed;
+          return;
+        } catch (error) {
+          if (!(error instanceof StateConflictError)) {
+            strapi.log.warn(
+              `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
         }
-        const ids = [...byDocument.keys()];
-        for (let i = 0; i < ids.length; i += BATCH) {
-          const batch = ids.slice(i, i + BATCH);
-          for (const documentId of batch) seen.add(`${type.uid}|${documentId}`);
-          documents += batch.length;
-          // A batch of documents is read, compared and written in one transaction; when another
-          // tracker (a publish meanwhile) wrote one of them first, they are done one by one.
+        for (const documentId of batch) {
+          const entries = byDocument.get(documentId)!;
           try {
-            const diff = await diffDocuments(
-              type.uid,
-              batch.map((documentId) => {
-                const entries = byDocument.get(documentId)!;
-                return {
-                  documentId,
+            const result = await serialized(`${type.uid}|${documentId}`, () =>
+              apply(
+                type.uid,
+                documentId,
+                async () => ({
                   entries,
                   drafts: draftsOf(type, entries, scope.site).drafts,
                   langs,
-                };
-              }),
-              cause,
+                }),
+                cause,
+              ),
             );
-            await states.write(diff.writes, diff.changelog, diff.aliases);
-            changed += diff.changed;
-            continue;
+            changed += result.changed;
           } catch (error) {
-            if (!(error instanceof StateConflictError)) {
-              strapi.log.warn(
-                `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${error instanceof Error ? error.message : String(error)}`,
-              );
+            const message = error instanceof Error ? error.message : String(error);
+            failures.push({ uid: type.uid, documentId, message });
+            strapi.log.error(
+              `[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`,
+            );
+          }
+        }
+      };
+
+      // Streamed a batch of documents at a time, so memory does not grow with the site: each
+      // locale's published entries in document order; a document first met in one locale is
+      // compared with its entries of every locale, read for its batch.
+      for (const type of settings().enabledTypes()) {
+        const scope = await scopeOf(type);
+        const { langs, localized } = scope;
+        const { uid, map } = type;
+        const { typeKey } = type.policy;
+        const done = new Set<string>();
+        const compareFirstMet = async (first: Map<string, EntrySource>, lang: string) => {
+          const ids = [...first.keys()];
+          const byLang = new Map<string, Map<string, EntrySource>>([[lang, first]]);
+          for (const other of langs) {
+            if (other === lang) continue;
+            const entries = await sources.publishedOf(
+              uid,
+              typeKey,
+              map,
+              ids,
+              localized ? other : undefined,
+              other,
+            );
+            byLang.set(other, new Map(entries.map((e) => [e.documentId, e])));
+          }
+          const byDocument = new Map<string, EntrySource[]>();
+          for (const id of ids) {
+            done.add(id);
+            byDocument.set(
+              id,
+              langs.flatMap((l) => {
+                const entry = byLang.get(l)?.get(id);
+                return entry ? [entry] : [];
+              }),
+            );
+          }
+          await compare(type, scope, byDocument);
+        };
+        for (const lang of langs) {
+          let first = new Map<string, EntrySource>();
+          for await (const { entry } of sources.published(
+            uid,
+            typeKey,
+            map,
+            localized ? lang : undefined,
+            lang,
+          )) {
+            if (done.has(entry.documentId)) continue;
+            first.set(entry.documentId, entry);
+            if (first.size >= BATCH) {
+              await compareFirstMet(first, lang);
+              first = new Map();
             }
           }
-          for (const documentId of batch) {
-            const entries = byDocument.get(documentId)!;
-            try {
-              const result = await serialized(`${type.uid}|${documentId}`, () =>
-                apply(
-                  type.uid,
-                  documentId,
-                  async () => ({
-                    entries,
-                    drafts: draftsOf(type, entries, scope.site).drafts,
-                    langs,
-                  }),
-                  cause,
-                ),
-              );
-              changed += result.changed;
-            } catch (error) {
-              const message = error instanceof Error ? error.message : String(error);
-              failures.push({ uid: type.uid, documentId, message });
-              strapi.log.error(
-                `[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`,
-              );
-            }
-          }
+          if (first.size > 0) await compareFirstMet(first, lang);
         }
       }
       for (const { uid, documentId } of await states.liveDocuments()) {
