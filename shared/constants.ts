@@ -88,6 +88,10 @@ export const PAGE_TOKEN_VERSION = 1;
  */
 export const TOKEN_POSITION_MAX = 2_147_483_647;
 
+/** Units of time in milliseconds, for retention windows and ages counted in days or hours. */
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
 /** Plugin id as Strapi knows it. */
 export const PLUGIN_ID = 'sitemap-ai' as const;
 

@@ -61,7 +61,7 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
       .put('/sitemap-ai/settings')
       .set(auth(owner))
       .send(settings as object);
-  const config = () => app.strapi.plugin('sitemap-ai').service('settings').config();
+  const config = () => app.strapi.plugin('sitemap-ai').service('config').config();
   const rebuild = () =>
     app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
   const stored = () =>

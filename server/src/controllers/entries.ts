@@ -17,7 +17,7 @@ interface Ability {
 export const createEntriesController = ({ strapi }: { strapi: Core.Strapi }) => ({
   /** Content types enabled for the manifest now: where the panel shows. */
   async types(ctx: Context) {
-    ctx.body = { data: getService(strapi, 'settings').enabledContentTypes() };
+    ctx.body = { data: getService(strapi, 'config').enabledContentTypes() };
   },
 
   async panel(ctx: Context) {

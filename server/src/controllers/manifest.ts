@@ -12,10 +12,10 @@ import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
 import { sha256Hex } from '../core/canonical';
-import { respondWithCache, respondWithMarkdown } from './http';
+import { markServed, respondWithCache, respondWithMarkdown } from './http';
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
-import type { DeltaSpan } from '../core/geo';
+import type { PublicRouteState } from '../middlewares/access-log';
 
 /**
  * Public, read-only manifest endpoints (docs/protocol.md §4). Thin: validate, ask the
@@ -23,6 +23,7 @@ import type { DeltaSpan } from '../core/geo';
  */
 export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) => {
   const manifest = () => getService(strapi, 'manifest');
+  const apiPath = () => getService(strapi, 'config').apiPath();
 
   /**
    * The policy headers (docs/protocol.md §9): an item's own policy, or for a page of many items
@@ -35,13 +36,13 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const license =
       licenses.size === 1
         ? items[0]!.license
-        : getService(strapi, 'settings').config().defaults.license;
+        : getService(strapi, 'config').config().defaults.license;
     const headers = getService(strapi, 'discovery').headers({ usage, license });
     for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
   }
 
   async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
-    const settings = getService(strapi, 'settings').config();
+    const settings = getService(strapi, 'config').config();
     const params = validateManifestParams(ctx.query, settings.pageSize);
     const resolved = await manifest().resolve(params);
     const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
@@ -61,16 +62,17 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     xml: (ctx: Context) => page(ctx, 'xml'),
 
     async delta(ctx: Context) {
-      const settings = getService(strapi, 'settings').config();
+      const settings = getService(strapi, 'config').config();
       const params = validateDeltaParams(ctx.query, settings.pageSize);
-      const { page, snapshot, since } = await manifest().delta(params, String(ctx.query.since));
+      const sinceText = String(ctx.query.since);
+      const resolved = await manifest().resolveDelta(params, sinceText);
+      const { snapshot, since } = resolved;
       // The access log records which snapshots this delta spans (GEO time-to-index, §10).
-      (ctx.state as { sitemapAiDelta?: DeltaSpan }).sitemapAiDelta = {
-        since,
-        snapshot: snapshot.seq,
-      };
+      (ctx.state as PublicRouteState).sitemapAiDelta = { since, snapshot: snapshot.seq };
       const etag = `"s${snapshot.seq}-delta-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
+      // The page is read only when it is sent: a 304 costs the snapshot lookup alone.
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
+        const page = await manifest().deltaPage(params, sinceText, resolved);
         setPolicy(ctx, page.items);
         return page;
       });
@@ -78,7 +80,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
 
     async changelog(ctx: Context) {
       const id = validateItemId(ctx.params.id);
-      const settings = getService(strapi, 'settings').config();
+      const settings = getService(strapi, 'config').config();
       const params = validateChangelogParams(ctx.query, {
         default: 50,
         max: settings.pageSize.max,
@@ -86,6 +88,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       const body = await manifest().changelog(id, params);
       const etag = `"changelog-${sha256Hex(JSON.stringify(body)).slice(0, 24)}"`;
       const { item } = await manifest().item(id);
+      markServed(ctx, item);
       await respondWithCache(ctx, { etag }, async () => {
         setPolicy(ctx, [item]);
         return body;
@@ -97,7 +100,8 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       validateNoParams(ctx.query);
       const { snapshot, item, aliasOf } = await manifest().item(id);
       const etag = `"s${snapshot.seq}-${sha256Hex(id).slice(0, 16)}-${item.version}"`;
-      if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}`);
+      if (aliasOf) ctx.set('Content-Location', `${apiPath()}/fragments/${aliasOf}`);
+      markServed(ctx, item);
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
         setPolicy(ctx, [item]);
         return {
@@ -115,7 +119,8 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       await getService(strapi, 'agents').requireVerified(ctx, 'content');
       const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
       const { item } = await manifest().item(id);
-      if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}/content`);
+      if (aliasOf) ctx.set('Content-Location', `${apiPath()}/fragments/${aliasOf}/content`);
+      markServed(ctx, item);
       await respondWithMarkdown(ctx, { checksum, content, lastModified: snapshot.builtAt }, () =>
         setPolicy(ctx, [item]),
       );

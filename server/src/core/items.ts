@@ -49,6 +49,8 @@ export interface SiteContext {
   siteName: string;
   /** Where this plugin's content API is reachable (for `content_url`). */
   apiUrl: string;
+  /** The path of the plugin's public routes on `apiUrl`: Strapi's REST prefix and the plugin id (`/api/sitemap-ai`). */
+  apiPath: string;
   mediaBaseUrl: string;
   defaultLocale: string;
   defaults: PolicyLayer & { license: string };
@@ -80,7 +82,7 @@ export function fragmentId(parentId: string, fragmentKey: string): string {
 
 export function contentUrl(site: SiteContext, id: string): string {
   // Ids are [a-z0-9:-] only: safe in a path segment as they are.
-  return `${site.apiUrl.replace(/\/+$/, '')}/api/sitemap-ai/fragments/${id}/content`;
+  return `${site.apiUrl.replace(/\/+$/, '')}${site.apiPath}/fragments/${id}/content`;
 }
 
 function overrideFor(entry: EntrySource, id: string, key: string): MetadataOverride | undefined {

@@ -22,7 +22,7 @@ export function createTrackChangesMiddleware({ strapi }: { strapi: Core.Strapi }
   return async (ctx: DocumentContext, next: () => Promise<unknown>) => {
     if (WRITE_ACTIONS.has(ctx.action)) await getService(strapi, 'metadata-guard').guard(ctx);
     const result = await next();
-    const settings = getService(strapi, 'settings');
+    const settings = getService(strapi, 'config');
     if (!settings.trackedUids().has(ctx.uid)) return result;
     const draftAndPublish = ctx.contentType?.options?.draftAndPublish !== false;
     const relevant = draftAndPublish ? PUBLISHED_ACTIONS : LIVE_ACTIONS;

@@ -8,6 +8,7 @@ import {
   utcDay,
   type ClientValidators,
   type RouteKind,
+  type ServedItem,
 } from '../core/access-log';
 import type { AgentFamily } from '../core/agents';
 import {
@@ -28,6 +29,8 @@ export interface AccessLogHit {
   route: RouteKind;
   /** The item served (its current id when an alias was asked for), for item routes. */
   itemId: string | null;
+  /** The item as the route served it (from `ctx.state`); absent when none was served (404, 403). */
+  served?: ServedItem;
   status: number;
   ip: string;
   validators: ClientValidators;
@@ -67,7 +70,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** `accessLog` of the effective config (file config with the Settings' retention on top). */
   function settings(): { enabled: boolean; retentionDays: number } {
-    const { accessLog } = getService(strapi, 'settings').config();
+    const { accessLog } = getService(strapi, 'config').config();
     return {
       enabled: accessLog.enabled,
       retentionDays: accessLog.retentionDays ?? ACCESS_LOG_RETENTION_DEFAULT_DAYS,
@@ -83,12 +86,18 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   async function toRecords(hits: readonly AccessLogHit[]): Promise<AccessLogRecord[]> {
-    const ids = hits.filter((h) => h.itemId && ITEM_ROUTE_KINDS.has(h.route)).map((h) => h.itemId!);
+    // Items a route served are logged as served; only a refused or failed item request looks up
+    // the id it asked for (to count it under its type).
+    const ids = hits
+      .filter((h) => !h.served && h.itemId && ITEM_ROUTE_KINDS.has(h.route))
+      .map((h) => h.itemId!);
     const latest = ids.length > 0 ? await snapshots.latest() : null;
-    const described = latest ? await items.describe(latest.seq, ids) : new Map();
+    const described: Map<string, Pick<ServedItem, 'type' | 'version' | 'checksum'>> = latest
+      ? await items.describe(latest.seq, ids)
+      : new Map();
     const records: AccessLogRecord[] = [];
     for (const hit of hits) {
-      const item = hit.itemId ? described.get(hit.itemId) : undefined;
+      const item = hit.served ?? (hit.itemId ? described.get(hit.itemId) : undefined);
       const { drift, clientVersion } = detectDrift({
         kind: hit.route,
         status: hit.status,

@@ -19,7 +19,7 @@ import type {
   PolicySource,
 } from '../../../shared/contracts/admin';
 import { getService } from '../utils/get-service';
-import type { EnabledType } from './settings';
+import type { EnabledType } from './config';
 
 type Sources = { license: PolicySource; usage: Record<UsageKind, PolicySource> };
 
@@ -87,7 +87,7 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
       documentId: string,
       locale: string | undefined,
     ): Promise<EntryPanelData> {
-      const settings = getService(strapi, 'settings');
+      const settings = getService(strapi, 'config');
       const type = settings.enabledTypes().find((t) => t.uid === uid);
       if (!type)
         throw new InvalidParameterError(

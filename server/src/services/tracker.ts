@@ -14,7 +14,7 @@ import { createDirtyRepository } from '../repositories/dirty-repository';
 import { createSourceRepository } from '../repositories/source-repository';
 import { createStateRepository, StateConflictError } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
-import type { EnabledType } from './settings';
+import type { EnabledType } from './config';
 
 const MAX_ATTEMPTS = 6;
 
@@ -35,7 +35,7 @@ export interface TrackResult {
 export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   const sources = createSourceRepository({ strapi });
   const states = createStateRepository({ strapi });
-  const settings = () => getService(strapi, 'settings');
+  const settings = () => getService(strapi, 'config');
   /** One tracking run per document at a time in this process. */
   const queues = new Map<string, Promise<unknown>>();
 

@@ -185,9 +185,9 @@ async function forEachLimited<T>(
  */
 export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
   const repository = createWebhookRepository({ strapi });
-  const webhooks = (): WebhooksConfig => getService(strapi, 'settings').config().webhooks;
-  const indexNow = (): IndexNowConfig => getService(strapi, 'settings').config().indexNow;
-  const siteUrl = (): string => getService(strapi, 'settings').config().siteUrl;
+  const webhooks = (): WebhooksConfig => getService(strapi, 'config').config().webhooks;
+  const indexNow = (): IndexNowConfig => getService(strapi, 'config').config().indexNow;
+  const siteUrl = (): string => getService(strapi, 'config').config().siteUrl;
 
   async function pingIndexNow(urls: readonly string[]): Promise<IndexNowOutcome> {
     const outcome: IndexNowOutcome = { submitted: 0, statuses: [] };
