@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { SPEC_VERSION } from '../../../shared/constants';
+import { CHANGELOG_PAGE_DEFAULT, SPEC_VERSION } from '../../../shared/constants';
 import {
   validateChangelogParams,
   validateDeltaParams,
@@ -82,7 +82,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       const id = validateItemId(ctx.params.id);
       const settings = getService(strapi, 'config').config();
       const params = validateChangelogParams(ctx.query, {
-        default: 50,
+        default: CHANGELOG_PAGE_DEFAULT,
         max: settings.pageSize.max,
       });
       const body = await manifest().changelog(id, params);

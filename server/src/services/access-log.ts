@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { DAY_MS, HOUR_MS } from '../../../shared/constants';
 import {
   ACCESS_LOG_RETENTION_DEFAULT_DAYS,
   ITEM_ROUTE_KINDS,
@@ -45,7 +46,7 @@ const BUFFER_MAX = 10_000;
 /** Entries written per insert. */
 const WRITE_CHUNK = 500;
 /** Expired entries are deleted at most this often per instance. */
-const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const PRUNE_INTERVAL_MS = HOUR_MS;
 
 /**
  * The access log of the public routes (README › Observability). `record` only queues
@@ -195,7 +196,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Delete entries older than the retention, and the salts of past days; returns how many entries went. */
     async prune(now: Date = new Date()): Promise<number> {
       lastPrune = Date.now();
-      const cutoff = new Date(now.getTime() - settings().retentionDays * 86_400_000).toISOString();
+      const cutoff = new Date(now.getTime() - settings().retentionDays * DAY_MS).toISOString();
       const deleted = await repository.prune(cutoff);
       await getService(strapi, 'geo').pruneVisits(cutoff);
       await repository.dropSaltsBefore(utcDay(now));
@@ -206,7 +207,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Requests per agent family and type over the retention window. */
     async ingest(now: Date = new Date()): Promise<{ windowDays: number; rows: IngestCount[] }> {
       const windowDays = settings().retentionDays;
-      const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString();
+      const since = new Date(now.getTime() - windowDays * DAY_MS).toISOString();
       return { windowDays, rows: await repository.ingest(since) };
     },
 

@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { DAY_MS } from '../../../shared/constants';
 import { buildEntryItems, finalizeDraft, linkTranslations } from '../core/items';
 import {
   diffDocument,
@@ -103,7 +104,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       else currentOf.set(state.sourceDocument, [state]);
     }
     const now = new Date().toISOString();
-    const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * 86_400_000).toISOString();
+    const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * DAY_MS).toISOString();
     const ids = new Set(all.map((s) => s.itemId));
     for (const document of documents) for (const draft of document.drafts) ids.add(draft.id);
     const recent = await states.recentChangelog([...ids], since, ITEM_CHANGELOG_MAX);

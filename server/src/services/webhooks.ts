@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { IndexNowConfig, WebhooksConfig } from '../core/config';
 import {
+  DAY_MS,
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_HEADER,
@@ -404,7 +405,7 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Drop delivered and failed deliveries older than `deliveryLogRetentionDays`; returns how many. */
     async prune(now: Date = new Date()): Promise<number> {
-      const cutoff = new Date(now.getTime() - webhooks().deliveryLogRetentionDays * 86_400_000);
+      const cutoff = new Date(now.getTime() - webhooks().deliveryLogRetentionDays * DAY_MS);
       return repository.prune(cutoff.toISOString());
     },
 
