@@ -18,6 +18,9 @@ export interface DocumentContext {
   params?: { documentId?: string; locale?: string; data?: unknown };
 }
 
+/** Document actions that write an entry's data (and so maybe its `sitemapAi`). */
+const WRITE_ACTIONS = new Set(['create', 'update', 'clone']);
+
 export interface Ability {
   can(action: string, subject?: unknown): boolean;
 }
@@ -40,7 +43,7 @@ function normalised(value: unknown): string {
 
 /**
  * The server-side guard of the editors' `sitemapAi` values (README › In the admin), run by the
- * change-tracking middleware before a create, update or clone.
+ * change-tracking middleware before every document action; it checks creates, updates and clones.
  */
 export const createMetadataGuardService = ({ strapi }: { strapi: Core.Strapi }) => {
   const sources = createSourceRepository({ strapi });
@@ -56,6 +59,7 @@ export const createMetadataGuardService = ({ strapi }: { strapi: Core.Strapi }) 
    * for the permission.
    */
   async function guard(ctx: DocumentContext): Promise<void> {
+    if (!WRITE_ACTIONS.has(ctx.action)) return;
     const data = ctx.params?.data;
     if (typeof data !== 'object' || data === null || !Object.hasOwn(data, METADATA_ATTRIBUTE))
       return;

@@ -19,6 +19,19 @@ import type { EnabledType } from './config';
 
 const MAX_ATTEMPTS = 6;
 
+/** Document actions that can change what is published. */
+const PUBLISHED_ACTIONS = new Set(['publish', 'unpublish', 'delete', 'discardDraft']);
+/** Without draft & publish, saving is publishing. */
+const LIVE_ACTIONS = new Set(['create', 'update', 'delete', 'clone']);
+
+/** A document-service action that has just run (the change-tracking middleware). */
+export interface DocumentAction {
+  uid: string;
+  action: string;
+  documentId: string | undefined;
+  draftAndPublish: boolean;
+}
+
 const BATCH = 100;
 
 export interface TrackResult {
@@ -173,6 +186,30 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   const dirty = createDirtyRepository({ strapi });
 
   const tracker = {
+    /**
+     * After a document action (docs/protocol.md §3.1): a publish, unpublish, delete or discard of
+     * a tracked type — or any save of a type without draft & publish — is recorded once the
+     * surrounding transaction commits, outside it, so that recording can never roll back the
+     * save. Other actions are ignored. Never throws (recordChange keeps the dirty fallback).
+     */
+    async documentActed({
+      uid,
+      action,
+      documentId,
+      draftAndPublish,
+    }: DocumentAction): Promise<void> {
+      if (!documentId || !settings().trackedUids().has(uid)) return;
+      if (!(draftAndPublish ? PUBLISHED_ACTIONS : LIVE_ACTIONS).has(action)) return;
+      const run = () => tracker.recordChange(uid, documentId, action);
+      if (strapi.db.inTransaction()) {
+        await strapi.db.transaction(async ({ onCommit }) => {
+          onCommit(() => void run());
+        });
+      } else {
+        await run();
+      }
+    },
+
     /**
      * Record an editor's action on a document now; what cannot be recorded is marked dirty (and
      * logged) for the next rebuild to reconcile. Never throws: the editor's save must not fail.
