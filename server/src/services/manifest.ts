@@ -46,6 +46,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
   const snapshots = createSnapshotRepository({ strapi });
   const states = createStateRepository({ strapi });
   const secret = () => getService(strapi, 'config').tokenSecret();
+  const manifestPath = () => `${getService(strapi, 'config').apiPath()}/manifest`;
 
   function serve(row: ServedRow, snapshot: SnapshotRecord): ManifestItem {
     return withPageLinks(
@@ -128,12 +129,12 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
             `snapshot ${since} does not exist yet; the newest is ${newest.seq}`,
           );
         if (since < oldest.seq && !(since === 0 && oldest.seq === 1))
-          throw new DeltaTooOldError(sinceText, oldest.seq);
+          throw new DeltaTooOldError(sinceText, oldest.seq, manifestPath());
       } else {
         const before = await snapshots.latestBuiltBy(params.since.time);
         if (before) since = before.seq;
         else if (oldest.seq === 1) since = 0;
-        else throw new DeltaTooOldError(sinceText, oldest.seq);
+        else throw new DeltaTooOldError(sinceText, oldest.seq, manifestPath());
       }
       if (!params.page_token) return { since, snapshot: newest, after: '' };
       const position = readPageToken(params.page_token, secret(), {
