@@ -6,6 +6,7 @@ import { METADATA_ATTRIBUTE } from '../../../shared/constants';
 import { entryMetadataSchema } from '../core/metadata';
 import { createSourceRepository } from '../repositories/source-repository';
 import { settingsIssues } from '../../../shared/settings-schema';
+import { getService } from '../utils/get-service';
 
 /** What the document service tells its middlewares about an action. */
 export interface DocumentContext {
@@ -63,10 +64,9 @@ export const createMetadataGuardService = ({ strapi }: { strapi: Core.Strapi }) 
     const data = ctx.params?.data;
     if (typeof data !== 'object' || data === null || !Object.hasOwn(data, METADATA_ATTRIBUTE))
       return;
-    const attribute = (ctx.contentType?.attributes ??
-      (strapi.contentType(ctx.uid as never) as DocumentContext['contentType'])?.attributes)?.[
-      METADATA_ATTRIBUTE
-    ];
+    const attribute = ctx.contentType?.attributes
+      ? ctx.contentType.attributes[METADATA_ATTRIBUTE]
+      : getService(strapi, 'config').schemas.attribute(ctx.uid, METADATA_ATTRIBUTE);
     if (attribute?.type !== 'json') return;
     const value = (data as Record<string, unknown>)[METADATA_ATTRIBUTE];
     if (value !== null && value !== undefined) {
