@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
 /**
  * The house's layers (docs/protocol.md is the public contract; this is the code's): shared is the
  * leaf; core imports only shared; repositories import core types; services compose core and
- * repositories; controllers and middlewares reach data only through services; the admin and the
+ * repositories; controllers and middlewares reach data only through services; the command-line
+ * validator (server/src/cli) runs the core outside Strapi; the admin and the
  * client kit never import the server (the client bundles the pure webhooks module only).
  */
 const layer = (files, patterns, extra = {}) => ({
@@ -17,6 +18,15 @@ const layer = (files, patterns, extra = {}) => ({
   rules: { 'no-restricted-imports': ['error', { patterns }], ...extra },
 });
 const banned = (group, message) => ({ group, message });
+/** What core/ and the CLI stand below: everything that needs a running Strapi. */
+const STRAPI_LAYERS = [
+  '../repositories/*',
+  '../services/*',
+  '../controllers/*',
+  '../middlewares/*',
+  '../routes/*',
+  '../utils/*',
+];
 const layers = [
   layer(
     ['shared/**/*.ts'],
@@ -31,21 +41,21 @@ const layers = [
   layer(
     ['server/src/core/**/*.ts'],
     [
-      banned(
-        [
-          '../repositories/*',
-          '../services/*',
-          '../controllers/*',
-          '../middlewares/*',
-          '../routes/*',
-          '../utils/*',
-        ],
-        'core/ is pure: it imports only core/ and shared/.',
-      ),
+      banned(STRAPI_LAYERS, 'core/ is pure: it imports only core/ and shared/.'),
       banned(
         ['@strapi/*', 'koa', 'node:fs', 'node:fs/*', 'node:net', 'node:http'],
         'core/ does no I/O and knows no Strapi.',
       ),
+    ],
+  ),
+  layer(
+    ['server/src/cli/**/*.ts'],
+    [
+      banned(
+        STRAPI_LAYERS,
+        'the CLI runs the core checks outside Strapi: it imports only core/ and shared/.',
+      ),
+      banned(['@strapi/*', 'koa'], 'the CLI runs outside Strapi.'),
     ],
   ),
   layer(

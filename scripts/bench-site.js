@@ -13,8 +13,12 @@
  *
  *   node --expose-gc scripts/bench-site.js      N=1000 (BENCH_SITE_N=10000, or --n 100000)
  *
+ * HTTP: requests per second of a manifest page, its 304 and `/_health` (autocannon; BENCH_SITE_HTTP=0
+ * skips them).
+ *
  * BENCH_SITE_QUERIES=1 prints the SQL of each build by total time; BENCH_SITE_PROFILE=file
- * writes a CPU profile of the first build.
+ * writes a CPU profile of the first build; BENCH_SITE_KEEP_DB=file keeps a copy of the database
+ * with the plugin's tables (diagnosis).
  */
 const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
@@ -301,6 +305,34 @@ async function classicSitemap(strapi, sampler) {
   };
 }
 
+/**
+ * Requests per second on the HTTP server of the booted app (autocannon, 10 connections, 5 s each):
+ * one manifest page of 500 items, the same page answered 304 to its ETag, and Strapi's `/_health`
+ * as the floor of any request through the same server.
+ */
+async function httpFigures(strapi) {
+  const autocannon = require('autocannon');
+  await new Promise((resolve) => strapi.server.listen(0, '127.0.0.1', resolve));
+  const { port } = strapi.server.httpServer.address();
+  const base = `http://127.0.0.1:${port}`;
+  const page = `${base}/api/sitemap-ai/manifest?limit=500`;
+  const first = await fetch(page);
+  if (first.status !== 200) throw new Error(`manifest page answered ${first.status}`);
+  const etag = first.headers.get('etag');
+  const run = async (url, headers = {}, expected = 200) => {
+    const result = await autocannon({ url, headers, connections: 10, duration: 5 });
+    const statuses = { ...result.statusCodeStats };
+    const wrong = Object.keys(statuses).filter((code) => Number(code) !== expected);
+    if (wrong.length > 0 || result.errors > 0)
+      throw new Error(`${url} answered ${JSON.stringify(statuses)}, ${result.errors} errors`);
+    return { rps: Math.round(result.requests.average), p99Ms: result.latency.p99 };
+  };
+  const health = await run(`${base}/_health`, {}, 204);
+  const manifest = await run(page);
+  const notModified = await run(page, { 'if-none-match': etag }, 304);
+  return { health, manifest, notModified, pageBytes: (await first.arrayBuffer()).byteLength };
+}
+
 /** Read a stream to its end; its size in bytes. */
 async function drain(stream) {
   let bytes = 0;
@@ -361,6 +393,8 @@ async function main() {
     figures.incrementalMs = incremental.ms;
     figures.incrementalChanges = incremental.result.snapshot?.changes ?? null;
 
+    if (process.env.BENCH_SITE_HTTP !== '0') figures.http = await httpFigures(strapi);
+
     // Discovery documents of the whole site (issue 10): the first read also folds the snapshot
     // into its per-page policy; each is streamed to the end and counted.
     const discovery = strapi.plugin('sitemap-ai').service('discovery');
@@ -374,6 +408,8 @@ async function main() {
     figures.sitemapRssMb = sitemap.rssPeakGrowthMb;
 
     figures.publishWithMs = await publishes(strapi, 100, 'Published with the plugin');
+    if (process.env.BENCH_SITE_KEEP_DB)
+      await strapi.db.connection.raw('VACUUM INTO ?', [process.env.BENCH_SITE_KEEP_DB]);
   } finally {
     await strapi.destroy();
   }
@@ -457,6 +493,20 @@ function report(f) {
       `+${f.llmsFullRssMb} MB RSS`,
     ],
     ['sitemap.xml', `${f.sitemapMs} ms, ${r(f.sitemapMb)} MB`, `+${f.sitemapRssMb} MB RSS`],
+    ...(f.http
+      ? [
+          [
+            'manifest page of 500 items (HTTP)',
+            `${f.http.manifest.rps} req/s, p99 ${f.http.manifest.p99Ms} ms (${r(f.http.pageBytes / 1024, 0)} KB)`,
+            `${r(f.http.manifest.rps / f.http.health.rps, 2)}× /_health (${f.http.health.rps} req/s)`,
+          ],
+          [
+            'the same page, 304 to its ETag',
+            `${f.http.notModified.rps} req/s, p99 ${f.http.notModified.p99Ms} ms`,
+            `${r(f.http.notModified.rps / f.http.health.rps, 2)}× /_health`,
+          ],
+        ]
+      : []),
     [
       'publish latency',
       `${r(f.publishWithMs)} ms with, ${r(f.publishWithoutMs)} ms without`,

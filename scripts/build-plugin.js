@@ -4,7 +4,9 @@
  * Builds the package the way it is published: `strapi-plugin build` (server, admin and the
  * public subpaths into dist/, CJS + ESM + declarations), then keeps in each public subpath
  * folder only the declaration of its own entry (the bundler emits one for every sibling
- * module, whose imports point outside dist/).
+ * module, whose imports point outside dist/), and bundles the command-line validator
+ * (server/src/cli/validate.ts → dist/cli/validate.js, run by bin/sitemap-ai-validate.js; not a
+ * public subpath). Its dependencies stay the package's own.
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -36,7 +38,21 @@ function buildPlugin({ silent = false } = {}) {
   });
   if (result.status !== 0) return result.status || 1;
   pruneSubpathTypes();
+  buildCli({ silent });
   return 0;
+}
+
+function buildCli({ silent }) {
+  require('esbuild').buildSync({
+    entryPoints: [path.join(ROOT, 'server', 'src', 'cli', 'validate.ts')],
+    outfile: path.join(ROOT, 'dist', 'cli', 'validate.js'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    packages: 'external',
+    logLevel: silent ? 'error' : 'warning',
+  });
 }
 
 module.exports = { buildPlugin, ROOT };

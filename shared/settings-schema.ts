@@ -5,6 +5,11 @@
  * nothing that needs Node. The server checks a little more on top (the cron
  * expression with node-cron, that a content type exists, that its fields can
  * be indexed, that a masked secret has a stored one).
+ *
+ * The file config (config/plugins, README › Configuration) is built from the same rules: its
+ * schema takes the bounds, the UID pattern, the URL, licence and path-pattern rules and the
+ * field names from here. Rules that take a base string schema let each side keep its own
+ * wording for a missing value (Settings: "is required"; the file config: zod's own).
  */
 import { z } from 'zod';
 import {
@@ -15,7 +20,7 @@ import {
   USAGE_VALUES,
   WEBHOOK_SECRET_MIN_LENGTH,
 } from './constants';
-import { isHttpUrl, patternPlaceholders } from './urls';
+import { isAbsoluteUri, isHttpUrl, patternPlaceholders } from './urls';
 import type { DiscoverySettings, EditableSettings, SettingsFieldError } from './contracts/admin';
 
 /** What GET /sitemap-ai/settings answers for a webhook secret that is set; a PUT with it keeps the stored one. */
@@ -58,6 +63,15 @@ export const CRON_PATTERN = new RegExp(`^\\s*${CRON_FIELD}(?:\\s+${CRON_FIELD}){
 
 export const CONTENT_TYPE_UID_PATTERN = /^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/;
 
+/** Longest URL or URI accepted anywhere in Settings, the file config and entry metadata. */
+export const URL_MAX_LENGTH = 2048;
+
+export const CRON_MESSAGE =
+  'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)';
+
+const LICENSE_URI_MESSAGE =
+  'must be an absolute URI (a licence page, e.g. https://example.com/license#tdm)';
+
 /** `is required` when the value is missing, `message` otherwise. */
 const expect = (message: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message),
@@ -78,28 +92,42 @@ const wholeNumber = (min: number, max: number) => {
 
 const flag = z.boolean(expect('must be true or false'));
 
-const httpUrl = z
-  .string(expect('must be an absolute http(s) URL'))
-  .max(2048, { error: 'must be at most 2048 characters' })
-  .refine(isHttpUrl, { error: 'must be an absolute http(s) URL' });
+/** An absolute http(s) URL (`base` says how a missing value or another type is worded). */
+export const httpUrlSchema = (base = z.string(expect('must be an absolute http(s) URL'))) =>
+  base
+    .max(URL_MAX_LENGTH, { error: `must be at most ${URL_MAX_LENGTH} characters` })
+    .refine(isHttpUrl, { error: 'must be an absolute http(s) URL' });
 
-const siteUrl = httpUrl.refine((v) => !/[?#]/.test(v), {
-  error: 'must not contain a query string or fragment',
+/** The site's (or API's, or media's) public base URL: http(s), no query string or fragment. */
+export const siteUrlSchema = (base?: z.ZodString) =>
+  httpUrlSchema(base).refine((v) => !/[?#]/.test(v), {
+    error: 'must not contain a query string or fragment',
+  });
+
+/** A licence (docs/protocol.md §2): any absolute URI, a licence page or a `urn:`. */
+export const licenseUriSchema = (base = z.string(expect(LICENSE_URI_MESSAGE))) =>
+  base
+    .max(URL_MAX_LENGTH, { error: `must be at most ${URL_MAX_LENGTH} characters` })
+    .refine(isAbsoluteUri, { error: LICENSE_URI_MESSAGE });
+
+/** A content type's page path (`/{locale}/articles/{slug}`, README › Configuration). */
+export const pathPatternSchema = (
+  base = z.string(expect('must be a path such as /articles/{slug}')),
+) =>
+  base
+    .max(300, { error: 'must be at most 300 characters' })
+    .refine((v) => v.startsWith('/'), { error: 'must start with "/"' })
+    .refine((v) => !/[\s?#]/.test(v), { error: 'must not contain spaces, "?" or "#"' })
+    .refine((v) => patternPlaceholders(v).length > 0, {
+      error: 'must contain at least one placeholder such as {slug} or {documentId}',
+    });
+
+export const contentTypeUidSchema = z.string().regex(CONTENT_TYPE_UID_PATTERN, {
+  error: 'must be a content-type UID such as api::article.article',
 });
 
-const licenseUri = z
-  .string(expect('must be an absolute URI (a licence page, e.g. https://example.com/license#tdm)'))
-  .max(2048, { error: 'must be at most 2048 characters' })
-  .refine(
-    (v) => {
-      try {
-        return new URL(v).protocol.length > 1;
-      } catch {
-        return false;
-      }
-    },
-    { error: 'must be an absolute URI (a licence page, e.g. https://example.com/license#tdm)' },
-  );
+const httpUrl = httpUrlSchema();
+const licenseUri = licenseUriSchema();
 
 const usageValue = z.enum(USAGE_VALUES, expect(`must be one of ${USAGE_VALUES.join(', ')}`));
 const usage = record(
@@ -108,40 +136,36 @@ const usage = record(
     typeof usageValue
   >,
 );
-const usageOverride = record(
+/** docs/protocol.md §2: the usage kinds a level of the cascade sets (the others inherit). */
+export const usageOverrideSchema = record(
   Object.fromEntries(USAGE_KINDS.map((k) => [k, usageValue.optional()])) as Record<
     (typeof USAGE_KINDS)[number],
     z.ZodOptional<typeof usageValue>
   >,
 );
-const chunk = z.enum(CHUNK_RULES, expect(`must be one of ${CHUNK_RULES.join(', ')}`));
-const maxTokens = wholeNumber(MAX_TOKENS_BOUNDS.min, MAX_TOKENS_BOUNDS.max);
+/** docs/protocol.md §1.2 `embedding_hint`: the chunk rule and the token budget. */
+export const chunkSchema = z.enum(CHUNK_RULES, expect(`must be one of ${CHUNK_RULES.join(', ')}`));
+export const maxTokensSchema = wholeNumber(MAX_TOKENS_BOUNDS.min, MAX_TOKENS_BOUNDS.max);
 
-const pathPattern = z
-  .string(expect('must be a path such as /articles/{slug}'))
-  .max(300, { error: 'must be at most 300 characters' })
-  .refine((v) => v.startsWith('/'), { error: 'must start with "/"' })
-  .refine((v) => !/[\s?#]/.test(v), { error: 'must not contain spaces, "?" or "#"' })
-  .refine((v) => patternPlaceholders(v).length > 0, {
-    error: 'must contain at least one placeholder such as {slug} or {documentId}',
+/** The fragment types a content type is cut into (docs/protocol.md §1). */
+export const granularitySchema = z
+  .array(
+    z.enum(FRAGMENT_TYPES, expect(`must be one of ${FRAGMENT_TYPES.join(', ')}`)),
+    expect('must be a list of fragment types'),
+  )
+  .min(1, { error: 'must name at least one fragment type' })
+  .refine((list) => new Set(list).size === list.length, {
+    error: 'must not name a fragment type twice',
   });
 
 export const contentTypeSettingsSchema = record({
   enabled: flag,
-  pathPattern,
-  granularity: z
-    .array(
-      z.enum(FRAGMENT_TYPES, expect(`must be one of ${FRAGMENT_TYPES.join(', ')}`)),
-      expect('must be a list of fragment types'),
-    )
-    .min(1, { error: 'must name at least one fragment type' })
-    .refine((list) => new Set(list).size === list.length, {
-      error: 'must not name a fragment type twice',
-    }),
-  chunk,
-  maxTokens,
+  pathPattern: pathPatternSchema(),
+  granularity: granularitySchema,
+  chunk: chunkSchema,
+  maxTokens: maxTokensSchema,
   license: licenseUri.optional(),
-  usage: usageOverride.optional(),
+  usage: usageOverrideSchema.optional(),
 });
 
 const secret = z
@@ -184,16 +208,14 @@ export const discoverySettingsSchema = record({
 
 export const editableSettingsSchema = z
   .object({
-    siteUrl,
+    siteUrl: siteUrlSchema(),
     defaults: record({
       license: licenseUri,
       usage,
-      embedding: record({ chunk, maxTokens }),
+      embedding: record({ chunk: chunkSchema, maxTokens: maxTokensSchema }),
     }),
     contentTypes: z.record(
-      z.string().regex(CONTENT_TYPE_UID_PATTERN, {
-        error: 'must be a content-type UID such as api::article.article',
-      }),
+      contentTypeUidSchema,
       contentTypeSettingsSchema,
       expect('must be an object keyed by content-type UID'),
     ),
@@ -202,10 +224,7 @@ export const editableSettingsSchema = z
       cron: z
         .string(expect('must be a cron expression'))
         .max(200, { error: 'must be at most 200 characters' })
-        .regex(CRON_PATTERN, {
-          error:
-            'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)',
-        }),
+        .regex(CRON_PATTERN, { error: CRON_MESSAGE }),
     }),
     webhooks: record({
       subscribers: z
@@ -245,16 +264,24 @@ export const editableSettingsSchema = z
 /** Objects whose keys are data (content-type UIDs, fragment ids), written in brackets. */
 const RECORDS = new Set(['contentTypes', 'fragments']);
 
-/** `contentTypes["api::article.article"].pathPattern`, `webhooks.subscribers[0].url`. */
-export function settingsFieldName(path: readonly string[]): string {
+/**
+ * `contentTypes["api::article.article"].pathPattern`, `webhooks.subscribers[0].url`: how every
+ * message names a field of Settings, of the file config and of entry metadata. With
+ * `bracketRecordKeys: false` a data key that reads as a name is written as one
+ * (`contentTypes.article`), as the file config names the keys it was given.
+ */
+export function settingsFieldName(
+  path: readonly (string | number)[],
+  { bracketRecordKeys = true }: { bracketRecordKeys?: boolean } = {},
+): string {
   return path
-    .map((part, index) =>
-      /^\d+$/.test(part) && !RECORDS.has(path[index - 1] ?? '')
-        ? `[${part}]`
-        : /^[A-Za-z_$][\w$]*$/.test(part) && !RECORDS.has(path[index - 1] ?? '')
-          ? `${index ? '.' : ''}${part}`
-          : `["${part}"]`,
-    )
+    .map((raw, index) => {
+      const part = String(raw);
+      const recordKey = bracketRecordKeys && RECORDS.has(String(path[index - 1] ?? ''));
+      if (typeof raw === 'number' || (/^\d+$/.test(part) && !recordKey)) return `[${part}]`;
+      if (/^[A-Za-z_$][\w$]*$/.test(part) && !recordKey) return `${index ? '.' : ''}${part}`;
+      return `["${part}"]`;
+    })
     .join('');
 }
 
@@ -267,6 +294,26 @@ export function settingsFieldError(
   return { path: parts, message: `${settingsFieldName(parts) || '(settings)'}: ${message}` };
 }
 
+/** One zod issue at the field it is about; `unknownKey`: the field is not in the schema. */
+export interface FieldIssue {
+  path: (string | number)[];
+  message: string;
+  unknownKey: boolean;
+}
+
+/** Zod issues by field: an unknown key at its own path, a bad record key with its nested reason. */
+export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  return issues.flatMap((issue): FieldIssue[] => {
+    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p.description) : p));
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ path: [...path, key], message: '', unknownKey: true }));
+    // A bad record key (a content-type UID): the reason is nested.
+    if (issue.code === 'invalid_key')
+      return [{ path, message: issue.issues[0]?.message ?? issue.message, unknownKey: false }];
+    return [{ path, message: issue.message, unknownKey: false }];
+  });
+}
+
 /**
  * Zod issues as field errors (an unknown key is reported at its own path).
  * `mapPath` renames paths (the server maps config keys to Settings fields).
@@ -275,21 +322,9 @@ export function settingsIssues(
   issues: readonly z.core.$ZodIssue[],
   mapPath: (path: (string | number)[]) => (string | number)[] = (path) => path,
 ): SettingsFieldError[] {
-  const errors: SettingsFieldError[] = [];
-  for (const issue of issues) {
-    const raw = issue.path.map((p) => (typeof p === 'symbol' ? String(p.description) : p));
-    const path = mapPath(raw);
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys)
-        errors.push(settingsFieldError(mapPath([...raw, key]), 'unknown field'));
-    } else if (issue.code === 'invalid_key') {
-      // A bad record key (a content-type UID): the reason is nested.
-      errors.push(settingsFieldError(path, issue.issues[0]?.message ?? issue.message));
-    } else {
-      errors.push(settingsFieldError(path, issue.message));
-    }
-  }
-  return errors;
+  return fieldIssues(issues).map((issue) =>
+    settingsFieldError(mapPath(issue.path), issue.unknownKey ? 'unknown field' : issue.message),
+  );
 }
 
 export type SettingsValidation =

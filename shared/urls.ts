@@ -9,6 +9,15 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** Any absolute URI (a licence page, `urn:…`): what a licence may be (docs/protocol.md §2). */
+export function isAbsoluteUri(value: string): boolean {
+  try {
+    return new URL(value).protocol.length > 1;
+  } catch {
+    return false;
+  }
+}
+
 /** A site-relative path (`/uploads/x.png`) made absolute against `base`; absolute URLs pass through. */
 export function absoluteUrl(base: string, value: string): string {
   if (isHttpUrl(value)) return value;

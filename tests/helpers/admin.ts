@@ -20,12 +20,18 @@ export async function loginToken(app: TestApp, email = 'owner@example.com'): Pro
   return res.body.data.token as string;
 }
 
-/** Create an admin user with one of Strapi's roles (e.g. strapi-editor), log in, return the JWT. */
-export async function roleToken(app: TestApp, roleCode: string, email: string): Promise<string> {
+/** One of the admin roles by its code (e.g. strapi-editor); throws when there is none. */
+async function roleOf(app: TestApp, roleCode: string): Promise<{ id: number }> {
   const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
     id: number;
   } | null;
   if (!role) throw new Error(`no admin role ${roleCode}`);
+  return role;
+}
+
+/** Create an admin user with one of Strapi's roles (e.g. strapi-editor), log in, return the JWT. */
+export async function roleToken(app: TestApp, roleCode: string, email: string): Promise<string> {
+  const role = await roleOf(app, roleCode);
   await app.strapi.service('admin::user').create({
     email,
     firstname: 'Ed',
@@ -48,10 +54,7 @@ export async function grantLocales(
   uid: string,
   locales: string[],
 ): Promise<void> {
-  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
-    id: number;
-  } | null;
-  if (!role) throw new Error(`no admin role ${roleCode}`);
+  const role = await roleOf(app, roleCode);
   const query = app.strapi.db.query('admin::permission' as never);
   const permissions = (await query.findMany({ where: { role: role.id, subject: uid } })) as {
     id: number;
@@ -71,15 +74,24 @@ export async function grantPluginAction(
   roleCode: string,
   action: string,
 ): Promise<void> {
-  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
-    id: number;
-  } | null;
-  if (!role) throw new Error(`no admin role ${roleCode}`);
+  const role = await roleOf(app, roleCode);
   await app.strapi
     .service('admin::role')
     .addPermissions(role.id, [
       { action: `plugin::sitemap-ai.${action}`, subject: null, properties: {}, conditions: [] },
     ]);
+}
+
+/** Take one of the plugin's actions from a role again, so a test that granted it leaves the role as it found it. */
+export async function revokePluginAction(
+  app: TestApp,
+  roleCode: string,
+  action: string,
+): Promise<void> {
+  const role = await roleOf(app, roleCode);
+  await app.strapi.db
+    .query('admin::permission' as never)
+    .deleteMany({ where: { role: role.id, action: `plugin::sitemap-ai.${action}` } });
 }
 
 /** Give a role a Content Manager action on a content type in some locales (e.g. publish). */
@@ -90,10 +102,7 @@ export async function grantContentAction(
   uid: string,
   locales: string[],
 ): Promise<void> {
-  const role = (await app.strapi.service('admin::role').findOne({ code: roleCode })) as {
-    id: number;
-  } | null;
-  if (!role) throw new Error(`no admin role ${roleCode}`);
+  const role = await roleOf(app, roleCode);
   await app.strapi.service('admin::role').addPermissions(role.id, [
     {
       action: `plugin::content-manager.explorer.${action}`,

@@ -1,13 +1,21 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { bootPlayground, PLAYGROUND, type TestApp } from './strapi';
+import { bootPlayground, PLAYGROUND, ROOT, type TestApp } from './strapi';
 
 /** Debian's Chromium (installed by .ci/run); never a downloaded browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Screenshots of the run, kept in the repository (README "Screenshots"). */
-export const SCREENSHOTS = path.resolve(__dirname, '..', 'e2e', 'screenshots');
+/** Screenshots of the run: an ignored folder, so a test run leaves git clean. */
+export const SCREENSHOTS = path.join(ROOT, 'artifacts', 'screenshots');
+
+/**
+ * The copies the README shows (README "In the admin"). A run refreshes them only when asked:
+ * `SITEMAP_AI_UPDATE_SCREENSHOTS=1 npx vitest run --project e2e` (after the
+ * playground's admin build), then commit what changed.
+ */
+export const DOCS_SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
+const UPDATE_DOCS_SCREENSHOTS = process.env.SITEMAP_AI_UPDATE_SCREENSHOTS === '1';
 
 export const PASSWORD = 'Test-Admin-2026';
 
@@ -68,5 +76,9 @@ export async function screenshot(page: Page, name: string, target?: Locator): Pr
   // The admin scrolls inside its layout, so a part below the fold is shot as an element.
   if (target) await target.screenshot({ path: file });
   else await page.screenshot({ path: file, fullPage: true });
+  if (UPDATE_DOCS_SCREENSHOTS) {
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+    copyFileSync(file, path.join(DOCS_SCREENSHOTS, `${name}.png`));
+  }
   return file;
 }

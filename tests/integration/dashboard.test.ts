@@ -4,12 +4,14 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pseudonymiseClient, utcDay } from '../../server/src/core/access-log';
+import { ITEM_CHECK_IDS } from '../../server/src/core/readiness';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
 import type { DashboardData, IngestRow, ReadinessCheck } from '../../shared/contracts/admin';
 import type { ManifestItem, ManifestPage } from '../../shared/contracts/manifest';
 import { roleToken, superAdminToken } from '../helpers/admin';
 import { API, pathOf, sha256 } from '../helpers/manifest';
 import { ROOT, bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+import { storedData } from '../helpers/stored';
 import type { AccessLogRecord } from '../../server/src/repositories/access-log-repository';
 
 const CLI = path.join(ROOT, 'bin', 'sitemap-ai-validate.js');
@@ -402,16 +404,13 @@ describe.each(testDatabases())(
       const snapshot = await manifest.current();
       const id = 'article:geo-index:en:intro';
       const query = app.strapi.db.query('plugin::sitemap-ai.item-version');
-      const stored = (await query.findOne({
+      const row = (await query.findOne({
         where: { item_id: id, seq_to: { $gt: snapshot.seq }, seq_from: { $lte: snapshot.seq } },
-      })) as {
-        id: number;
-        data: ManifestItem | string;
-      };
-      const original =
-        typeof stored.data === 'string' ? (JSON.parse(stored.data) as ManifestItem) : stored.data;
+      })) as { id: number };
+      const stored = await storedData(app.strapi, 'plugin::sitemap-ai.item-version', row.id);
+      const original = stored.data;
       const { license: _license, ...broken } = original;
-      await query.update({ where: { id: stored.id }, data: { data: broken } });
+      await stored.replace(broken as ManifestItem);
       try {
         const data = await dashboard('?fresh=true');
         for (const checkId of ['required-fields', 'schema-valid']) {
@@ -431,7 +430,7 @@ describe.each(testDatabases())(
         expect(check(data, 'required-fields').failures[0]!.detail).toBe('missing license');
         expect(check(data, 'schema-valid').failures[0]!.detail).toContain('license');
       } finally {
-        await query.update({ where: { id: stored.id }, data: { data: original } });
+        await stored.replace(original);
       }
       expect(check(await dashboard('?fresh=true'), 'schema-valid').ok).toBe(true);
     });
@@ -501,6 +500,54 @@ describe.each(testDatabases())(
         expect(
           JSON.parse(strict.stdout).checks.find((c: { id: string }) => c.id === 'evidence'),
         ).toMatchObject({ ok: false, level: 'error' });
+      });
+
+      it('Given the same snapshot, When the CLI and the server check it, Then every item check finds the same, in the same words', async () => {
+        const server = (await app.strapi
+          .plugin('sitemap-ai')
+          .service('readiness')
+          .check({ fresh: true })) as { snapshot: string; items: number; checks: ReadinessCheck[] };
+        const result = await runCli([base, '--json']);
+        const report = JSON.parse(result.stdout) as {
+          snapshot: { id: string };
+          items: number;
+          checks: {
+            id: string;
+            ok: boolean;
+            summary: string;
+            problemCount: number;
+            problems: { itemId?: string; message: string }[];
+          }[];
+        };
+        expect(report.snapshot.id).toBe(server.snapshot);
+        expect(report.items).toBe(server.items);
+        const itemChecks: readonly string[] = ITEM_CHECK_IDS;
+        const fromCli = report.checks
+          .filter((c) => itemChecks.includes(c.id))
+          .map((c) => ({
+            id: c.id,
+            ok: c.ok,
+            summary: c.summary,
+            count: c.problemCount,
+            failures: c.problems.map((p) => [p.itemId, p.message]),
+          }));
+        const fromServer = server.checks
+          .filter((c) => itemChecks.includes(c.id))
+          .map((c) => ({
+            id: c.id,
+            ok: c.ok,
+            summary: c.summary,
+            count: c.failureCount,
+            failures: c.failures.map((f) => [f.itemId, f.detail]),
+          }));
+        expect(fromCli.map((c) => c.id).sort()).toEqual([...itemChecks].sort());
+        expect(fromCli.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+          fromServer.sort((a, b) => a.id.localeCompare(b.id)),
+        );
+        // Not an agreement on nothing: the seed's evidence coverage fails on both sides, item by item.
+        const evidence = fromServer.find((c) => c.id === 'evidence')!;
+        expect(evidence.ok).toBe(false);
+        expect(evidence.failures.length).toBeGreaterThan(0);
       });
 
       it('verifies every checksum with --all and answers --json', async () => {

@@ -14,6 +14,7 @@ const TABLES = [
   'plugin::sitemap-ai.snapshot',
   'plugin::sitemap-ai.item-version',
   'plugin::sitemap-ai.fragment-state',
+  'plugin::sitemap-ai.blob',
   'plugin::sitemap-ai.changelog-entry',
   'plugin::sitemap-ai.alias',
   'plugin::sitemap-ai.dirty-mark',

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantLocales, roleToken, superAdminToken } from '../helpers/admin';
+import {
+  grantLocales,
+  grantPluginAction,
+  revokePluginAction,
+  roleToken,
+  superAdminToken,
+} from '../helpers/admin';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
 const ARTICLE = 'api::article.article';
@@ -164,17 +170,15 @@ describe.each(testDatabases())('the guard of the editors’ values on %s', (clie
   });
 
   it('lets an Editor change the values once the role has the permission', async () => {
-    const role = (await app.strapi.service('admin::role').findOne({ code: 'strapi-editor' })) as {
-      id: number;
-    };
-    await app.strapi
-      .service('admin::role')
-      .addPermissions(role.id, [
-        { action: 'plugin::sitemap-ai.fields.edit', subject: null, properties: {}, conditions: [] },
-      ]);
-    const before = await draft();
-    const next = { ...before.sitemapAi, usage: { train: 'deny' } };
-    expect((await save(editor, { title: before.title, sitemapAi: next })).status).toBe(200);
-    expect((await draft()).sitemapAi).toEqual(next);
+    await grantPluginAction(app, 'strapi-editor', 'fields.edit');
+    try {
+      const before = await draft();
+      const next = { ...before.sitemapAi, usage: { train: 'deny' } };
+      expect((await save(editor, { title: before.title, sitemapAi: next })).status).toBe(200);
+      expect((await draft()).sitemapAi).toEqual(next);
+    } finally {
+      // The other scenarios meet Strapi's Editor role as it ships.
+      await revokePluginAction(app, 'strapi-editor', 'fields.edit');
+    }
   });
 });

@@ -4,6 +4,7 @@ import type { ManifestItem } from '../../shared/contracts/manifest';
 import { loginToken, superAdminToken } from '../helpers/admin';
 import { API, crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+import { storedData } from '../helpers/stored';
 
 /**
  * Policy integrity (issue: "a reverted permission stays published"): whatever stopped when, the
@@ -93,13 +94,9 @@ describe.each(testDatabases())(
       const states = app.strapi.db.query('plugin::sitemap-ai.fragment-state');
       const row = (await states.findOne({ where: { item_id: PAGE_ID, pending: true } })) as {
         id: number;
-        data: string | Record<string, unknown>;
       };
-      const data = typeof row.data === 'string' ? JSON.parse(row.data) : row.data;
-      await states.update({
-        where: { id: row.id },
-        data: { data: { ...data, license: 'https://attacker.example/license' } },
-      });
+      const stored = await storedData(app.strapi, 'plugin::sitemap-ai.fragment-state', row.id);
+      await stored.replace({ ...stored.data, license: 'https://attacker.example/license' });
 
       // When the next build runs, that item keeps its published version …
       await plugin().service('snapshot-builder').rebuild({ trigger: 'test' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API } from '../helpers/manifest';
+import { createBlobRepository } from '../../server/src/repositories/blob-repository';
+import { API, crawl, pathOf, sha256 } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
 const ARTICLE = 'api::article.article';
@@ -108,6 +109,149 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
 
     // And collecting again finds nothing more
     expect(await builder().collectChangelog()).toBe(0);
+  });
+});
+
+/**
+ * Issue 8, storage proportional to the content: an item's data and canonical text are stored once
+ * per distinct value (README "Storage") and referenced by key from its tracked state and its
+ * versions; hygiene deletes the texts nothing references, never one a retained version needs; rows
+ * written before texts were stored by key are served as they are.
+ */
+describe.each(testDatabases())('stored texts on %s', (client) => {
+  let app: TestApp;
+  const builder = () => app.strapi.plugin('sitemap-ai').service('snapshot-builder');
+  const documents = () => app.strapi.documents(ARTICLE as never) as unknown as Documents;
+  const knex = () => app.strapi.db.connection;
+  const table = (uid: string) => app.strapi.db.metadata.get(uid as never).tableName;
+  const STATES = 'plugin::sitemap-ai.fragment-state';
+  const VERSIONS = 'plugin::sitemap-ai.item-version';
+  const BLOBS = 'plugin::sitemap-ai.blob';
+
+  /** Every key states and versions reference, and every key stored. */
+  async function keys(): Promise<{ referenced: Set<string>; stored: Set<string> }> {
+    const referenced = new Set<string>();
+    for (const uid of [STATES, VERSIONS])
+      for (const row of (await knex()(table(uid)).select('data_ref', 'content_ref')) as {
+        data_ref: string | null;
+        content_ref: string | null;
+      }[])
+        for (const key of [row.data_ref, row.content_ref]) if (key) referenced.add(key);
+    const stored = new Set(
+      ((await knex()(table(BLOBS)).select('key')) as { key: string }[]).map((r) => r.key),
+    );
+    return { referenced, stored };
+  }
+
+  async function editAndPublish(slug: string, line: string): Promise<void> {
+    const doc = await documents().findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
+    await documents().update({
+      documentId: doc.documentId,
+      locale: 'en',
+      data: { body: `${doc.body}\n\n${line}` },
+    });
+    await documents().publish({ documentId: doc.documentId, locale: 'en' });
+  }
+
+  beforeAll(async () => {
+    // Only the newest snapshot is retained, so a superseded version is collected at the next build.
+    app = await bootPlayground(client, {
+      env: { SITEMAP_AI_SNAPSHOT_RETENTION: '1', SITEMAP_AI_SNAPSHOT_RETENTION_HOURS: '0' },
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('shares one stored text between a state and its version, and collects only what nothing references', async () => {
+    // Given a published site: each open version references the very texts of its state
+    const page = 'article:geo-index:en';
+    const shared = async () => {
+      const state = (await app.strapi.db.query(STATES).findOne({ where: { item_id: page } })) as {
+        data_ref: string;
+        content_ref: string;
+      };
+      const version = (await app.strapi.db
+        .query(VERSIONS)
+        .findOne({ where: { item_id: page }, orderBy: { seq_from: 'desc' } })) as {
+        data_ref: string;
+        content_ref: string;
+      };
+      return { state, version };
+    };
+    const before = await shared();
+    expect(before.version.data_ref).toBe(before.state.data_ref);
+    expect(before.version.content_ref).toBe(before.state.content_ref);
+    const initial = await keys();
+    expect([...initial.referenced].filter((key) => !initial.stored.has(key))).toEqual([]);
+
+    // When a page is published twice before one build (its first edit is never served) …
+    await editAndPublish('geo-index', 'A first edit, replaced before any build.');
+    const intermediate = (await shared()).state;
+    await editAndPublish('geo-index', 'A second edit, the one that is built.');
+    await builder().rebuild({ trigger: 'test' });
+    // … and the build after that collects the version it replaced
+    await builder().rebuild({ trigger: 'test', full: true });
+    const after = await shared();
+    expect(after.version.data_ref).toBe(after.state.data_ref);
+    expect(after.version.content_ref).not.toBe(before.version.content_ref);
+
+    // Then texts within the grace period stay; past it, what nothing references goes …
+    const stored = (await keys()).stored;
+    expect(stored.has(intermediate.content_ref)).toBe(true);
+    expect(await builder().collectTexts()).toBe(0);
+    const deleted = await builder().collectTexts(0);
+    expect(deleted).toBeGreaterThan(0);
+    const { referenced, stored: left } = await keys();
+    expect(left.has(intermediate.content_ref)).toBe(false);
+    expect(left.has(before.version.content_ref)).toBe(false);
+    expect(stored.size - left.size).toBe(deleted);
+    // … every text a state or a retained version references is still there, and nothing else
+    expect([...referenced].filter((key) => !left.has(key))).toEqual([]);
+    expect([...left].filter((key) => !referenced.has(key))).toEqual([]);
+
+    // And every item is served with canonical content whose checksum is its own
+    const items = (await crawl(app.http)).items;
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items.filter((i) => i.id.startsWith(page))) {
+      const content = await app.http.get(pathOf(item.content_url)).expect(200);
+      expect(sha256(content.text)).toBe(item.checksum);
+    }
+    expect(await builder().collectTexts(0)).toBe(0);
+  });
+
+  it('serves a version written before texts were stored by key exactly as before', async () => {
+    const id = 'article:fragment-permalinks:en:intro';
+    const served = await app.http.get(`${API}/fragments/${id}`).expect(200);
+    const content = await app.http.get(`${API}/fragments/${id}/content`).expect(200);
+    // Given the open version rewritten the way earlier releases stored it: data and text inline
+    const row = (await app.strapi.db
+      .query(VERSIONS)
+      .findOne({ where: { item_id: id }, orderBy: { seq_from: 'desc' } })) as {
+      id: number;
+      data_ref: string;
+      content_ref: string;
+    };
+    const texts = await createBlobRepository({ strapi: app.strapi }).texts([
+      row.data_ref,
+      row.content_ref,
+    ]);
+    await app.strapi.db.query(VERSIONS).update({
+      where: { id: row.id },
+      data: {
+        data: JSON.parse(texts.get(row.data_ref)!),
+        content: texts.get(row.content_ref),
+        data_ref: null,
+        content_ref: null,
+      },
+    });
+    // Then the item, its content and its ETag are what they were
+    const again = await app.http.get(`${API}/fragments/${id}`).expect(200);
+    expect(again.body).toEqual(served.body);
+    expect(again.headers.etag).toBe(served.headers.etag);
+    const text = await app.http.get(`${API}/fragments/${id}/content`).expect(200);
+    expect(text.text).toBe(content.text);
   });
 });
 

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
 import { API, crawl } from '../helpers/manifest';
 import type { ChangelogPage, DeltaPage } from '../../shared/contracts/manifest';
 
@@ -16,6 +18,7 @@ type Doc = {
 function documents(app: TestApp, uid: string) {
   return app.strapi.documents(uid as never) as unknown as {
     findFirst(params: object): Promise<Doc | null>;
+    create(params: object): Promise<Doc>;
     update(params: object): Promise<Doc>;
     publish(params: object): Promise<unknown>;
     unpublish(params: object): Promise<unknown>;
@@ -51,6 +54,24 @@ async function publishEdit(
 
 const rebuild = (app: TestApp) =>
   app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+
+/** The seed's GEO article body (sections "Security and privacy", "A minimal sitemap-AI format" with a table, …). */
+const GEO_BODY = readFileSync(path.join(PLAYGROUND, 'src', 'seed-data', 'geo-index.en.md'), 'utf8');
+
+/**
+ * Given an English article of the test's own, with the seed's GEO body, published and in the
+ * current snapshot (every item at v1.0, nothing else waiting): no test depends on what another
+ * one did to a shared entry. Returns its page item id.
+ */
+async function ownArticle(app: TestApp, slug: string): Promise<string> {
+  const doc = await documents(app, ARTICLE).create({
+    locale: 'en',
+    data: { title: `Tracking test ${slug}`, slug, body: GEO_BODY },
+  });
+  await documents(app, ARTICLE).publish({ documentId: doc.documentId, locale: 'en' });
+  await rebuild(app);
+  return `article:${slug}:en`;
+}
 const changelog = async (app: TestApp, id: string) =>
   (await app.http.get(`${API}/fragments/${id}/changelog`).expect(200)).body as ChangelogPage;
 
@@ -76,6 +97,8 @@ async function readDelta(
 describe.each(testDatabases())('change tracking and the delta feed on %s', (client) => {
   let app: TestApp;
 
+  // Each scenario stands alone (any one runs with -t): it works on an article of its own, or on
+  // seed entries no other scenario touches, from a settled snapshot.
   beforeAll(async () => {
     app = await bootPlayground(client);
   });
@@ -85,10 +108,11 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('records a publish with the editor’s reason, bumps versions, and the delta shows exactly that change', async () => {
+    const page = await ownArticle(app, 'reasoned-edit');
     const before = await app.strapi.plugin('sitemap-ai').service('manifest').current();
     await publishEdit(
       app,
-      'geo-index',
+      'reasoned-edit',
       (body) =>
         body.replace(
           '## Security and privacy',
@@ -96,7 +120,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
         ),
       'Clarify how IP addresses are stored',
     );
-    const section = 'article:geo-index:en:security-and-privacy';
+    const section = `${page}:security-and-privacy`;
     const log = await changelog(app, section);
     expect(log.entries[0]).toMatchObject({
       version: 'v2.0',
@@ -122,7 +146,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
 
     const pages = await readDelta(app, String(before.seq));
     const delta = pages.flatMap((p) => p.items);
-    expect(delta.map((i) => i.id).sort()).toEqual(['article:geo-index:en', section]);
+    expect(delta.map((i) => i.id).sort()).toEqual([page, section]);
     expect(pages.flatMap((p) => p.removed)).toEqual([]);
     expect(pages[0]!.next_since).toBe(String(result.snapshot.seq));
     const again = await readDelta(app, pages[0]!.next_since);
@@ -131,15 +155,28 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('summarises a change when no new reason was given, and ignores draft-only saves', async () => {
-    await publishEdit(app, 'geo-index', (body) =>
+    const page = await ownArticle(app, 'summarised-edit');
+    // Given a change published with a reason (v2.0), which stays in the draft
+    await publishEdit(
+      app,
+      'summarised-edit',
+      (body) =>
+        body.replace(
+          '## Security and privacy',
+          '## Security and privacy\n\nWe also hash IP addresses.',
+        ),
+      'Clarify how IP addresses are stored',
+    );
+    await publishEdit(app, 'summarised-edit', (body) =>
       body.replace('We also hash IP addresses.', 'We also hash IP addresses daily.'),
     );
-    const log = await changelog(app, 'article:geo-index:en:security-and-privacy');
+    const log = await changelog(app, `${page}:security-and-privacy`);
     expect(log.entries[0]!.desc).toBe("section 'Security and privacy' edited, +6/−0 characters");
     expect(log.entries[0]!.version).toBe('v3.0');
 
     // A draft-only save records nothing and publishes nothing
-    const doc = await draftOf(app, 'fragment-permalinks');
+    await rebuild(app);
+    const doc = await draftOf(app, 'summarised-edit');
     await documents(app, ARTICLE).update({
       documentId: doc.documentId,
       locale: 'en',
@@ -150,10 +187,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       .count({ where: { source_document: doc.documentId, pending: true } });
     expect(pending).toBe(0);
     await rebuild(app);
-    expect(
-      (await app.http.get(`${API}/fragments/article:fragment-permalinks:en:draft-only-section`))
-        .status,
-    ).toBe(404);
+    expect((await app.http.get(`${API}/fragments/${page}:draft-only-section`)).status).toBe(404);
     // Discarding that draft changes nothing public either
     await documents(app, ARTICLE).discardDraft({ documentId: doc.documentId, locale: 'en' });
     const idle = await rebuild(app);
@@ -161,6 +195,8 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('gives tombstones of id and time only after an unpublish and a delete, and no longer serves their history', async () => {
+    // Given a settled snapshot (the seed entries used here are touched by no other scenario)
+    await rebuild(app);
     const since = String((await app.strapi.plugin('sitemap-ai').service('manifest').current()).seq);
     const { items } = await crawl(app.http, { limit: '1000' });
     const permalinks = items
@@ -202,15 +238,16 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('keeps the old id of a renamed heading as an alias: lookups resolve, the delta names the successor', async () => {
+    const page = await ownArticle(app, 'renamed-heading');
     const since = String((await app.strapi.plugin('sitemap-ai').service('manifest').current()).seq);
-    const oldSection = 'article:geo-index:en:a-minimal-sitemap-ai-format';
+    const oldSection = `${page}:a-minimal-sitemap-ai-format`;
     const oldTable = `${oldSection}-table-1`;
     const before = (await app.http.get(`${API}/fragments/${oldTable}`).expect(200)).body.item;
-    await publishEdit(app, 'geo-index', (body) =>
+    await publishEdit(app, 'renamed-heading', (body) =>
       body.replace('## A minimal sitemap-AI format', '## The smallest useful sitemap-AI format'),
     );
     await rebuild(app);
-    const newSection = 'article:geo-index:en:the-smallest-useful-sitemap-ai-format';
+    const newSection = `${page}:the-smallest-useful-sitemap-ai-format`;
     const newTable = `${newSection}-table-1`;
 
     const bySection = await app.http.get(`${API}/fragments/${oldSection}`).expect(200);
@@ -238,7 +275,10 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('pages through the whole changelog of an item, newest first, with signed tokens', async () => {
-    const id = 'article:geo-index:en';
+    // Given a page published once and changed three times
+    const id = await ownArticle(app, 'long-history');
+    for (const note of ['First', 'Second', 'Third'])
+      await publishEdit(app, 'long-history', (body) => `${body}\n\n${note} addendum.`);
     const all = await changelog(app, id);
     expect(all.entries.length).toBeGreaterThanOrEqual(4);
     const seen: ChangelogPage['entries'] = [];
@@ -278,6 +318,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
 
   it('records a change whose tracking failed when the next rebuild runs (dirty mark), without failing the save', async () => {
+    const page = await ownArticle(app, 'dirty-mark');
     const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as {
       trackDocument: (...args: unknown[]) => Promise<unknown>;
     };
@@ -288,21 +329,21 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
     try {
       await publishEdit(
         app,
-        'geo-index',
-        (body) => body.replace('hash IP addresses daily.', 'hash IP addresses every day.'),
+        'dirty-mark',
+        (body) => body.replace('## Security and privacy', '## Security and privacy\n\nWording.'),
         'Wording',
       );
     } finally {
       tracker.trackDocument = original;
     }
     expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(1);
-    const before = await changelog(app, 'article:geo-index:en:security-and-privacy');
-    expect(before.entries[0]!.version).toBe('v3.0');
+    const before = await changelog(app, `${page}:security-and-privacy`);
+    expect(before.entries[0]!.version).toBe('v1.0');
     const result = await rebuild(app);
     expect(result.skipped).toBe(false);
     expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(0);
-    const after = await changelog(app, 'article:geo-index:en:security-and-privacy');
-    expect(after.entries[0]).toMatchObject({ version: 'v4.0', desc: 'Wording' });
+    const after = await changelog(app, `${page}:security-and-privacy`);
+    expect(after.entries[0]).toMatchObject({ version: 'v2.0', desc: 'Wording' });
   });
 
   it('leaves one changelog entry per change under concurrent publishes, with no gaps or duplicates', async () => {
@@ -355,11 +396,12 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   });
   it('builds at most once per scheduled tick: a later claim of the same tick is skipped even with changes waiting', async () => {
     const builder = app.strapi.plugin('sitemap-ai').service('snapshot-builder');
+    await ownArticle(app, 'scheduled-ticks');
     const tick = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
-    await publishEdit(app, 'geo-index', (body) => `${body}\n\nTick one.`);
+    await publishEdit(app, 'scheduled-ticks', (body) => `${body}\n\nTick one.`);
     const first = await builder.rebuild({ trigger: 'schedule', tick });
     expect(first.skipped).toBe(false);
-    await publishEdit(app, 'geo-index', (body) => `${body}\n\nTick two.`);
+    await publishEdit(app, 'scheduled-ticks', (body) => `${body}\n\nTick two.`);
     const again = await builder.rebuild({ trigger: 'schedule', tick });
     expect(again.skipped).toBe(true);
     expect(again.snapshot.seq).toBe(first.snapshot.seq);

@@ -275,6 +275,7 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
       'dist/client/index.js',
       'dist/client/index.mjs',
       'dist/client/client.d.ts',
+      'dist/cli/validate.js',
       'bin/sitemap-ai-validate.js',
       'bin/sitemap-ai.js',
     ]) {

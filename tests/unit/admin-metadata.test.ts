@@ -1,31 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_TAGS,
-  MAX_TOPIC_LENGTH,
-  USAGE_KINDS,
-  USAGE_VALUES,
   cleanEntryMetadata,
   cleanOverride,
   errorAt,
   errorsBelow,
   flattenFormErrors,
-  isAbsoluteUri,
-  isEntityId,
-  isEvidenceRel,
-  isHttpUrl,
   isRecordedReason,
   readEntryMetadata,
   splitTags,
+  tagProblem,
   validateOverride,
 } from '../../admin/src/utils/metadata';
-import * as serverConstants from '../../shared/constants';
-import { metadataOverrideSchema } from '../../server/src/core/metadata';
+import { USAGE_KINDS, USAGE_VALUES } from '../../shared/constants';
+import {
+  METADATA_LIST_MAX as MAX_TAGS,
+  TOPIC_MAX_LENGTH as MAX_TOPIC_LENGTH,
+  isEntityId,
+  isEvidenceRel,
+  metadataOverrideSchema,
+} from '../../shared/metadata-schema';
+import { isAbsoluteUri, isHttpUrl } from '../../shared/urls';
 import type { EntryMetadata, MetadataOverride } from '../../shared/contracts/admin';
 
 /*
  * The editors' side panel validates and cleans the entry's `sitemapAi` value
- * before it is saved (admin/src/utils/metadata.ts). Its rules mirror the
- * server's reading of the attribute (server/src/core/metadata.ts).
+ * before it is saved (admin/src/utils/metadata.ts), with the schema the server
+ * reads the attribute with (shared/metadata-schema.ts).
  */
 
 const DSM_DIRECTIVE = {
@@ -233,9 +233,37 @@ describe('validateOverride agrees with the server', () => {
     },
   );
 
-  it('Given the usage vocabulary, When the panel lists kinds and values, Then they are the server’s', () => {
-    expect([...USAGE_KINDS]).toEqual([...serverConstants.USAGE_KINDS]);
-    expect([...USAGE_VALUES]).toEqual([...serverConstants.USAGE_VALUES]);
+  it('Given the usage vocabulary the panel lists, When every kind and value is chosen, Then the panel and the server accept it, and nothing else', () => {
+    for (const kind of USAGE_KINDS)
+      for (const choice of USAGE_VALUES)
+        expect(validateOverride({ usage: { [kind]: choice } })).toEqual({});
+    expect(validateOverride({ usage: { train: 'sometimes' as never } })).toEqual({
+      'usage.train': 'validation.invalid',
+    });
+    expect(validateOverride({ usage: { scrape: 'allow' } as never })).toEqual({
+      'usage.scrape': 'validation.invalid',
+    });
+  });
+
+  it('Given values the panel has no rule of its own for, When they break the server’s, Then each is flagged at its field', () => {
+    expect(
+      validateOverride({
+        citation: { apa: 'x'.repeat(2001) },
+        evidence: [{ rel: 'source', url: 'https://example.org/a', title: 't'.repeat(301) }],
+        related: ['Not An Id'],
+      }),
+    ).toEqual({
+      'citation.apa': 'validation.tooLong',
+      'evidence.0.title': 'validation.tooLong',
+      'related.0': 'validation.invalid',
+    });
+  });
+
+  it('Given a tag being added, When it is checked, Then it is refused exactly when the server would refuse it in the list', () => {
+    expect(tagProblem('topics', 'licensing')).toBeNull();
+    expect(tagProblem('topics', 'x'.repeat(MAX_TOPIC_LENGTH + 1))).toBe('validation.topic');
+    expect(tagProblem('entity_ids', 'wd:Q2013')).toBeNull();
+    expect(tagProblem('entity_ids', 'Q-42')).toBe('validation.entityId');
   });
 });
 

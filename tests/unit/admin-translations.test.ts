@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
+import { IntlMessageFormat } from 'intl-messageformat';
 import { describe, expect, it } from 'vitest';
 import en from '../../admin/src/translations/en.json';
 import sk from '../../admin/src/translations/sk.json';
@@ -97,7 +97,7 @@ describe('admin translations', () => {
 });
 
 /* ------------------------------------------------------------------ */
-/* ICU syntax, with react-intl's parser when it is installed          */
+/* ICU syntax, with react-intl's own parser (intl-messageformat)      */
 /* ------------------------------------------------------------------ */
 
 interface MessageNode {
@@ -106,23 +106,10 @@ interface MessageNode {
   options?: Record<string, { value: MessageNode[] }>;
   children?: MessageNode[];
 }
-type MessageFormatConstructor = new (
-  message: string,
-  locale: string,
-) => { getAst(): MessageNode[] };
 
-/** intl-messageformat (a dependency of react-intl), or null when it is not installed. */
-const IntlMessageFormat = ((): MessageFormatConstructor | null => {
-  try {
-    return (
-      createRequire(__filename)('intl-messageformat') as {
-        IntlMessageFormat: MessageFormatConstructor;
-      }
-    ).IntlMessageFormat;
-  } catch {
-    return null;
-  }
-})();
+/** The message parsed as react-intl parses it (intl-messageformat is a devDependency: never skipped). */
+const astOf = (message: string, locale: string): MessageNode[] =>
+  new IntlMessageFormat(message, locale).getAst() as MessageNode[];
 
 /** Argument names of a parsed message: `{count, plural, …}` → count, also inside plural/select branches and tags. */
 function argumentsOf(nodes: readonly MessageNode[], into = new Set<string>()): Set<string> {
@@ -135,46 +122,37 @@ function argumentsOf(nodes: readonly MessageNode[], into = new Set<string>()): S
   return into;
 }
 
-describe.skipIf(IntlMessageFormat === null)(
-  'admin translations: ICU message syntax (intl-messageformat)',
-  () => {
-    it.each(Object.keys(LOCALES))(
-      'Given every %s message, When it is parsed as react-intl parses it, Then it parses',
-      (locale) => {
-        const broken = Object.entries(LOCALES[locale]!).flatMap(([key, message]) => {
-          try {
-            new IntlMessageFormat!(message, locale).getAst();
-            return [];
-          } catch (error) {
-            return [`${key}: ${(error as Error).message}`];
-          }
-        });
-        expect(broken).toEqual([]);
-      },
-    );
-
-    it('Given a message in both languages, When their arguments are compared, Then the Slovak one takes the same values as the English one', () => {
-      const mismatched = Object.keys(en).flatMap((key) => {
-        const english = [
-          ...argumentsOf(new IntlMessageFormat!(en[key as keyof typeof en], 'en').getAst()),
-        ].sort();
-        const slovak = [
-          ...argumentsOf(
-            new IntlMessageFormat!((sk as Record<string, string>)[key] ?? '', 'sk').getAst(),
-          ),
-        ].sort();
-        return english.join() === slovak.join()
-          ? []
-          : [`${key}: en {${english.join(', ')}} sk {${slovak.join(', ')}}`];
+describe('admin translations: ICU message syntax (intl-messageformat)', () => {
+  it.each(Object.keys(LOCALES))(
+    'Given every %s message, When it is parsed as react-intl parses it, Then it parses',
+    (locale) => {
+      const broken = Object.entries(LOCALES[locale]!).flatMap(([key, message]) => {
+        try {
+          astOf(message, locale);
+          return [];
+        } catch (error) {
+          return [`${key}: ${(error as Error).message}`];
+        }
       });
-      expect(mismatched).toEqual([]);
-    });
+      expect(broken).toEqual([]);
+    },
+  );
 
-    it('Given the parser, When a broken message is parsed, Then it throws (so the checks above can fail)', () => {
-      expect(() => new IntlMessageFormat!('{count, plural, one {# item}', 'en')).toThrow();
-      expect([
-        ...argumentsOf(new IntlMessageFormat!(en['settings.errorCount'], 'en').getAst()),
-      ]).toEqual(['count']);
+  it('Given a message in both languages, When their arguments are compared, Then the Slovak one takes the same values as the English one', () => {
+    const mismatched = Object.keys(en).flatMap((key) => {
+      const english = [...argumentsOf(astOf(en[key as keyof typeof en], 'en'))].sort();
+      const slovak = [
+        ...argumentsOf(astOf((sk as Record<string, string>)[key] ?? '', 'sk')),
+      ].sort();
+      return english.join() === slovak.join()
+        ? []
+        : [`${key}: en {${english.join(', ')}} sk {${slovak.join(', ')}}`];
     });
-  },
-);
+    expect(mismatched).toEqual([]);
+  });
+
+  it('Given the parser, When a broken message is parsed, Then it throws (so the checks above can fail)', () => {
+    expect(() => new IntlMessageFormat('{count, plural, one {# item}', 'en')).toThrow();
+    expect([...argumentsOf(astOf(en['settings.errorCount'], 'en'))]).toEqual(['count']);
+  });
+});

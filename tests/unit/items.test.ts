@@ -4,6 +4,7 @@ import {
   articleId,
   buildEntryItems,
   contentUrl,
+  documentDrafts,
   entryKey,
   finalizeDraft,
   fragmentId,
@@ -298,23 +299,26 @@ describe('buildEntryItems', () => {
   });
 });
 
+/** A Slovak translation of the GEO entry with the same sequence of fragment types. */
+const SLOVAK_SAME_SHAPE = {
+  lang: 'sk',
+  slug: 'geo-index',
+  title: 'Sitemap pre AI',
+  summary: undefined,
+  bodies: [
+    {
+      field: 'body',
+      format: 'markdown' as const,
+      value:
+        'Sitemapy vznikli pre stránky.\n\n## Prečo klasické sitemapy zlyhávajú\n\nUvádzajú len URL.\n\n## Výsledky\n\n| Agent | Podiel (%) |\n| --- | ---: |\n| GPTBot | 41 |',
+    },
+  ],
+  pathValues: { locale: 'sk', slug: 'geo-index' },
+};
+
 describe('linkTranslations', () => {
   const english = build();
-  const slovakSameShape = build({
-    lang: 'sk',
-    slug: 'geo-index',
-    title: 'Sitemap pre AI',
-    summary: undefined,
-    bodies: [
-      {
-        field: 'body',
-        format: 'markdown',
-        value:
-          'Sitemapy vznikli pre stránky.\n\n## Prečo klasické sitemapy zlyhávajú\n\nUvádzajú len URL.\n\n## Výsledky\n\n| Agent | Podiel (%) |\n| --- | ---: |\n| GPTBot | 41 |',
-      },
-    ],
-    pathValues: { locale: 'sk', slug: 'geo-index' },
-  });
+  const slovakSameShape = build(SLOVAK_SAME_SHAPE);
 
   it('Given a translation with the same fragment shape, When linked, Then every item points at the item in the same position', () => {
     const linked = linkTranslations(english, slovakSameShape);
@@ -341,6 +345,50 @@ describe('linkTranslations', () => {
     const linked = linkTranslations(english, withEditorLink);
     expect(linked[1]!.item.alt_of).toBe('article:other:en:intro');
     expect(slovakSameShape[0]!.item.alt_of).toBeUndefined();
+  });
+});
+
+describe('documentDrafts', () => {
+  const english = geoEntry();
+  const slovak = geoEntry(SLOVAK_SAME_SHAPE);
+
+  it('Given a translation read before the default locale, When built, Then the default locale comes first and the translation points at it, as linkTranslations and finalizeDraft give', () => {
+    const { drafts, unfilled } = documentDrafts([slovak, english], ARTICLE_TYPE, SITE);
+    const reference = buildEntryItems(english, ARTICLE_TYPE, SITE)!;
+    const expected = [
+      ...reference,
+      ...linkTranslations(reference, buildEntryItems(slovak, ARTICLE_TYPE, SITE)!),
+    ].map(finalizeDraft);
+    expect(drafts).toEqual(expected);
+    expect(drafts[0]!.id).toBe(PARENT);
+    expect(drafts.find((d) => d.id === 'article:geo-index:sk')!.item.alt_of).toBe(PARENT);
+    expect(unfilled).toEqual([]);
+  });
+
+  it('Given a translation whose default locale is not published, When built, Then it stands alone, unlinked', () => {
+    const { drafts } = documentDrafts([slovak], ARTICLE_TYPE, SITE);
+    expect(drafts.length).toBeGreaterThan(1);
+    expect(drafts.every((d) => d.lang === 'sk' && d.item.alt_of === undefined)).toBe(true);
+  });
+
+  it('Given an entry that cannot fill its path pattern, When built, Then it is reported as unfilled and publishes nothing; a sensitive one just publishes nothing', () => {
+    const noSlug = geoEntry({ pathValues: { locale: 'en' } });
+    const result = documentDrafts([noSlug, slovak], ARTICLE_TYPE, SITE);
+    expect(result.unfilled).toEqual([noSlug]);
+    expect(result.drafts.every((d) => d.lang === 'sk' && d.item.alt_of === undefined)).toBe(true);
+    const sensitive = documentDrafts(
+      [geoEntry({ metadata: { sensitive: true } })],
+      ARTICLE_TYPE,
+      SITE,
+    );
+    expect(sensitive).toEqual({ drafts: [], unfilled: [] });
+  });
+
+  it('Given entries, When built, Then they are not mutated', () => {
+    const entries = [slovak, english];
+    const before = structuredClone(entries);
+    documentDrafts(entries, ARTICLE_TYPE, SITE);
+    expect(entries).toEqual(before);
   });
 });
 

@@ -1,20 +1,20 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import {
   CHANGELOG_WINDOW_DAYS,
+  PagingCheck,
   ReadinessTally,
   changelogProblem,
   contentManagerEditPath,
   embeddingHintProblem,
   hasEvidence,
   indexFreshnessHours,
+  manifestValidators,
   missingRequiredFields,
   permalinkProblem,
   shareSummary,
 } from '../../server/src/core/readiness';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
-import { SCHEMA_ID } from '../../shared/constants';
+import { SCHEMA_ID, SPEC_VERSION } from '../../shared/constants';
 import type { ManifestItem } from '../../server/src/core/types';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
@@ -57,14 +57,7 @@ function section(key: string, anchor: string, extra: Partial<ManifestItem> = {})
 }
 
 function itemValidator(): (item: ManifestItem) => string | null {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  addFormats(ajv);
-  ajv.addSchema(MANIFEST_SCHEMA);
-  const validate = ajv.getSchema(`${SCHEMA_ID}#/$defs/item`)!;
-  return (item) =>
-    validate(item)
-      ? null
-      : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ');
+  return manifestValidators(MANIFEST_SCHEMA).item;
 }
 
 describe('readiness checks of one item (README › Observability checklist)', () => {
@@ -305,5 +298,74 @@ describe('index freshness (README › Observability: target < 24 h)', () => {
         now,
       }),
     ).toBe(24);
+  });
+});
+
+describe('manifestValidators: the published schema, compiled strictly (docs/protocol.md §4.6)', () => {
+  it('Given the published schema, When an item and a page are checked, Then a valid one passes and an invalid one is named', () => {
+    const validators = manifestValidators(MANIFEST_SCHEMA);
+    expect(validators.item(page('a'))).toBeNull();
+    expect(validators.item({ ...page('a'), checksum: 'md5:x' })).toMatch(/^\/checksum /);
+    const envelope = {
+      spec: SPEC_VERSION,
+      snapshot: { id: '7', created_at: NOW.toISOString() },
+      items: [],
+      next_page_token: null,
+    };
+    expect(validators.page(envelope)).toBeNull();
+    expect(validators.page({ ...envelope, spec: undefined })).toMatch(
+      /^\(page\) must have required property 'spec'/,
+    );
+  });
+
+  it('Given a schema with an unknown keyword or without an item definition, When it is compiled, Then it throws instead of passing everything', () => {
+    expect(() => manifestValidators({ ...MANIFEST_SCHEMA, maxItemz: 3 })).toThrow(/maxItemz/);
+    expect(() => manifestValidators({ $id: `${SCHEMA_ID}:other`, type: 'object' })).toThrow(
+      /\$defs\/item/,
+    );
+  });
+});
+
+describe('PagingCheck: one traversal of one snapshot (docs/protocol.md §4.1, §5)', () => {
+  const manifestPage = (snapshot: string, ids: string[], next: string | null = null) => ({
+    spec: SPEC_VERSION,
+    snapshot: { id: snapshot, created_at: NOW.toISOString() },
+    items: ids.map((id) => ({ id, version: 'v1.0' })),
+    next_page_token: next,
+  });
+
+  it('Given pages of one snapshot, each item once and within the limit, Then there is no problem and every version is kept', () => {
+    const paging = new PagingCheck({
+      limit: 2,
+      validatePage: manifestValidators(MANIFEST_SCHEMA).page,
+    });
+    expect(paging.add(manifestPage('7', ['a', 'b'], 'next'))).toBe(true);
+    expect(paging.add(manifestPage('7', ['c']))).toBe(true);
+    expect(paging.problems).toEqual([]);
+    expect(paging.pageCount()).toBe(2);
+    expect([...paging.versions.keys()]).toEqual(['a', 'b', 'c']);
+  });
+
+  it('Given a torn traversal, an item twice, a page over the limit and a broken envelope, Then each is named with its page', () => {
+    const paging = new PagingCheck({
+      limit: 2,
+      validatePage: manifestValidators(MANIFEST_SCHEMA).page,
+    });
+    paging.add(manifestPage('7', ['a', 'b'], 'next'));
+    paging.add(manifestPage('8', ['b', 'c', 'd'], 'next'));
+    const answered = { ...manifestPage('7', ['e']), spec: 'sitemap-ai/0' };
+    paging.add(manifestPage('7', ['e']), answered);
+    expect(paging.problems).toEqual([
+      'page 2 came from snapshot 8, not 7',
+      'item b appears twice while paging',
+      'page 2 holds 3 items, more than limit 2',
+      expect.stringMatching(/^page 3: the envelope does not match schema\.json \(\/spec /),
+    ]);
+  });
+
+  it('Given an empty page that names a next one, Then the traversal stops there', () => {
+    const paging = new PagingCheck({ limit: 10, snapshot: '7' });
+    expect(paging.add(manifestPage('7', [], 'next'))).toBe(false);
+    expect(paging.problems).toEqual(['page 1 is empty but has a next_page_token']);
   });
 });

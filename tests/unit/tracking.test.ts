@@ -5,6 +5,7 @@ import {
   ITEM_CHANGELOG_MAX,
   characterDelta,
   diffDocument,
+  lastRecordedReason,
   metadataSummary,
   type DocumentDiffInput,
   type StateWrite,
@@ -479,6 +480,54 @@ describe('diffDocument: editor reasons', () => {
         "section 'Why classic sitemaps fail' edited, +26/−9 characters",
       ]);
     }
+  });
+});
+
+describe('lastRecordedReason', () => {
+  const page = (
+    itemId: string,
+    lang: string,
+    removed: boolean,
+    reason: string | undefined,
+  ): Pick<TrackedState, 'itemId' | 'type' | 'lang' | 'removed' | 'reason'> => ({
+    itemId,
+    type: 'article',
+    lang,
+    removed,
+    reason,
+  });
+
+  it('Given a live page and an old slug’s removed page, When asked in any order, Then the live page’s reason is the recorded one', () => {
+    const states = [
+      page('article:geo-index-2025:en', 'en', true, 'Put the year in the URL'),
+      page(PAGE, 'en', false, 'Restore the original URL'),
+    ];
+    expect(lastRecordedReason(states, 'en')).toBe('Restore the original URL');
+    expect(lastRecordedReason([...states].reverse(), 'en')).toBe('Restore the original URL');
+  });
+
+  it('Given only removed pages, When asked, Then the last removed one’s reason is recorded; another locale’s never', () => {
+    const states = [
+      page('article:a:en', 'en', true, 'First'),
+      page('article:b:en', 'en', true, 'Second'),
+      page('article:b:sk', 'sk', false, 'Slovak'),
+      { itemId: INTRO, type: 'section', lang: 'en', removed: false, reason: 'Not a page' },
+    ];
+    expect(lastRecordedReason(states, 'en')).toBe('Second');
+    expect(lastRecordedReason(states, 'sk')).toBe('Slovak');
+    expect(lastRecordedReason(states, 'de')).toBeUndefined();
+  });
+
+  it('Given the tracked states after a publish with a reason, When asked, Then it is that reason trimmed (what diffDocument compares the next one with)', () => {
+    const states = firstPublish({ en: '  Initial publication ' });
+    expect(lastRecordedReason(states, 'en')).toBe('Initial publication');
+    expect(
+      diff(states, {
+        drafts: draftsFor(republished(T1)),
+        now: T1,
+        reasons: { en: 'Initial publication' },
+      }),
+    ).toEqual({ writes: [], changelog: [], aliases: [] });
   });
 });
 

@@ -1,21 +1,6 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const cli = createRequire(__filename)(
-  path.join(__dirname, '..', '..', 'bin', 'sitemap-ai-validate.js'),
-) as {
-  parseArgs(argv: string[]): {
-    api: string;
-    all: boolean;
-    json: boolean;
-    strict: boolean;
-    sample: number;
-    limit: number;
-  };
-  sampleIndices(total: number, n: number): number[];
-  changelogProblem(item: object, now: number): string | null;
-};
+import * as cli from '../../server/src/cli/validate';
+import { changelogProblem } from '../../server/src/core/readiness';
 
 describe('sitemap-ai-validate arguments', () => {
   it('Given a base URL, Then the API prefix is added once', () => {
@@ -69,17 +54,18 @@ describe('sitemap-ai-validate arguments', () => {
   });
 
   it('Given a page changed recently without a changelog entry, Then it reports it the way the server does', () => {
-    const now = Date.parse('2026-11-30T00:00:00Z');
-    const page = { type: 'article', version: 'v2.0', modified: '2026-11-20T00:00:00Z' };
+    // The CLI runs core's readiness tally: its changelog check is the server's function.
+    const now = new Date('2026-11-30T00:00:00Z');
+    const page = { type: 'article' as const, version: 'v2.0', modified: '2026-11-20T00:00:00Z' };
     expect(
-      cli.changelogProblem(
+      changelogProblem(
         { ...page, changelog: [{ date: '2026-11-20T00:00:00Z', version: 'v2.0', desc: 'x' }] },
         now,
       ),
     ).toBeNull();
-    expect(cli.changelogProblem({ ...page, changelog: [] }, now)).toMatch(/no changelog entry/);
+    expect(changelogProblem({ ...page, changelog: [] }, now)).toMatch(/no changelog entry/);
     expect(
-      cli.changelogProblem({ ...page, modified: '2026-01-01T00:00:00Z', changelog: [] }, now),
+      changelogProblem({ ...page, modified: '2026-01-01T00:00:00Z', changelog: [] }, now),
     ).toBeNull();
   });
 });

@@ -17,7 +17,7 @@ import type {
 } from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 import { CHUNK_LABELS, CHUNK_RULES, FRAGMENT_TYPES, FRAGMENT_TYPE_LABELS } from '../utils/labels';
-import { USAGE_KINDS } from '../utils/metadata';
+import { USAGE_KINDS } from '../../../shared/constants';
 import {
   defaultContentTypeSettings,
   numberOrUnset,

@@ -17,9 +17,9 @@ import type {
   MetadataOverride,
   UsageKind,
 } from '../../../shared/contracts/admin';
+import { USAGE_KINDS } from '../../../shared/constants';
 import { useTranslate } from '../hooks/useTranslate';
 import {
-  USAGE_KINDS,
   cleanEntryMetadata,
   errorAt,
   errorsBelow,

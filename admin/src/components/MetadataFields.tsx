@@ -7,7 +7,8 @@ import type {
   UsageKind,
 } from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
-import { USAGE_KINDS, errorAt, errorsBelow, isEntityId, validateOverride } from '../utils/metadata';
+import { USAGE_KINDS } from '../../../shared/constants';
+import { errorAt, errorsBelow, tagProblem, validateOverride } from '../utils/metadata';
 import { EvidenceEditor } from './EvidenceEditor';
 import { LicenseSelect } from './LicenseSelect';
 import { TagsInput } from './TagsInput';
@@ -119,7 +120,7 @@ export function MetadataFields({
         hint={t('fields.topicsHint')}
         value={value.topics ?? []}
         onChange={(next) => set('topics', next)}
-        validate={(tag) => (tag.length > 120 ? 'validation.topic' : null)}
+        validate={(tag) => tagProblem('topics', tag)}
         error={error('topics')}
         disabled={disabled}
       />
@@ -130,7 +131,7 @@ export function MetadataFields({
         hint={t('fields.entityIdsHint')}
         value={value.entity_ids ?? []}
         onChange={(next) => set('entity_ids', next)}
-        validate={(tag) => (isEntityId(tag) ? null : 'validation.entityId')}
+        validate={(tag) => tagProblem('entity_ids', tag)}
         error={error('entity_ids')}
         disabled={disabled}
       />

@@ -2,7 +2,7 @@ import { Field, Grid, SingleSelect, SingleSelectOption } from '@strapi/design-sy
 import type { ChunkRule, EditableSettings } from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 import { CHUNK_LABELS, CHUNK_RULES } from '../utils/labels';
-import { USAGE_KINDS } from '../utils/metadata';
+import { USAGE_KINDS } from '../../../shared/constants';
 import { numberOrUnset, type FieldErrors } from '../utils/settings-form';
 import { LicenseSelect } from './LicenseSelect';
 import { NumberField } from './fields/NumberField';

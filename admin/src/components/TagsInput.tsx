@@ -2,7 +2,8 @@ import * as React from 'react';
 import { Field, Flex, Tag, TextInput } from '@strapi/design-system';
 import { Cross } from '@strapi/icons';
 import { useTranslate } from '../hooks/useTranslate';
-import { MAX_TAGS, splitTags, type MetadataProblem } from '../utils/metadata';
+import { METADATA_LIST_MAX } from '../../../shared/metadata-schema';
+import { splitTags, type MetadataProblem } from '../utils/metadata';
 
 interface TagsInputProps {
   /** Form name of the text input, e.g. `sitemapAi.topics`. */
@@ -40,7 +41,7 @@ export function TagsInput({
       setProblem(invalid);
       return false;
     }
-    if (value.length + tags.length > MAX_TAGS) {
+    if (value.length + tags.length > METADATA_LIST_MAX) {
       setProblem('validation.tooMany');
       return false;
     }

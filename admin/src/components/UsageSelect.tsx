@@ -2,7 +2,7 @@ import { Field, SingleSelect, SingleSelectOption } from '@strapi/design-system';
 import type { PolicySource, UsageKind, UsageValue } from '../../../shared/contracts/admin';
 import { useTranslate } from '../hooks/useTranslate';
 import { SOURCE_LABELS, USAGE_KIND_LABELS, USAGE_VALUE_LABELS } from '../utils/labels';
-import { USAGE_VALUES } from '../utils/metadata';
+import { USAGE_VALUES } from '../../../shared/constants';
 
 const INHERIT = 'inherit';
 

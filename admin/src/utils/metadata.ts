@@ -2,46 +2,17 @@ import type {
   EntryMetadata,
   EvidenceLink,
   MetadataOverride,
-  UsageKind,
-  UsageValue,
 } from '../../../shared/contracts/admin';
 
+import type { z } from 'zod';
+import { metadataOverrideSchema } from '../../../shared/metadata-schema';
+
 /*
- * Editor metadata helpers (README › In the admin). The validation mirrors the server's
- * reading of the `sitemapAi` attribute (server/src/core/metadata.ts): the
- * server keeps a valid value and leaves an invalid one out, so the panel
- * shows the same rules next to the fields before the entry is saved.
+ * Editor metadata helpers (README › In the admin). The panel validates with the server's
+ * own schema (shared/metadata-schema.ts): the server keeps a valid value and refuses or
+ * leaves out an invalid one, so the panel shows the same rules next to the fields before
+ * the entry is saved. What is the admin's own here: which message each problem shows.
  */
-
-export const USAGE_KINDS: readonly UsageKind[] = ['train', 'infer', 'cache', 'redistribute'];
-export const USAGE_VALUES: readonly UsageValue[] = ['allow', 'deny', 'allow-with-citation'];
-
-/** Wikidata QID (Q2013); the server also takes a prefixed id (`wd:Q2013`). */
-const ENTITY_ID = /^(Q[1-9][0-9]*|[a-z][a-z0-9]*:[^\s]+)$/;
-const EVIDENCE_REL = /^[a-z][a-z0-9-]{0,39}$/;
-export const MAX_TAGS = 50;
-export const MAX_TOPIC_LENGTH = 120;
-
-export function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-/** Any absolute URI (a licence page, `urn:…`): what the site and type licences take. */
-export function isAbsoluteUri(value: string): boolean {
-  try {
-    return new URL(value).protocol.length > 1;
-  } catch {
-    return false;
-  }
-}
-
-export const isEntityId = (value: string): boolean => ENTITY_ID.test(value);
-export const isEvidenceRel = (value: string): boolean => EVIDENCE_REL.test(value);
 
 /** Message keys (translations) of the problems the panel shows. */
 export type MetadataProblem =
@@ -51,32 +22,50 @@ export type MetadataProblem =
   | 'validation.stability'
   | 'validation.entityId'
   | 'validation.topic'
-  | 'validation.tooMany';
+  | 'validation.tooMany'
+  | 'validation.tooLong'
+  | 'validation.invalid';
 
-/** Problems of one override, keyed by the field path below it (`license`, `evidence.0.url`, `stability_pin`). */
+/** Fields whose problems are shown for the whole list, not for one of its values. */
+const LIST_FIELDS = new Set(['topics', 'entity_ids']);
+
+/** The message of one schema issue, by the field it is about and what went wrong. */
+function problemOf(issue: z.core.$ZodIssue, path: readonly PropertyKey[]): MetadataProblem {
+  const [field, index, part] = path;
+  if (issue.code === 'too_big' && issue.origin === 'array') return 'validation.tooMany';
+  if (field === 'license') return 'validation.licenseUrl';
+  if (field === 'stability_pin') return 'validation.stability';
+  if (field === 'topics' && index !== undefined) return 'validation.topic';
+  if (field === 'entity_ids' && index !== undefined) return 'validation.entityId';
+  if (field === 'evidence' && part === 'rel') return 'validation.evidenceRel';
+  if (field === 'evidence' && part === 'url') return 'validation.evidenceUrl';
+  if (issue.code === 'too_big' && issue.origin === 'string') return 'validation.tooLong';
+  return 'validation.invalid';
+}
+
+/**
+ * Problems of one override, keyed by the field path below it (`license`, `evidence.0.url`,
+ * `stability_pin`); a list of tags has one problem for the whole list, "too many" first.
+ */
 export function validateOverride(value: MetadataOverride): Record<string, MetadataProblem> {
+  const parsed = metadataOverrideSchema.safeParse(value);
+  if (parsed.success) return {};
   const problems: Record<string, MetadataProblem> = {};
-  if (value.license !== undefined && !isHttpUrl(value.license))
-    problems.license = 'validation.licenseUrl';
-  (value.evidence ?? []).forEach((link, index) => {
-    if (!isEvidenceRel(link.rel)) problems[`evidence.${index}.rel`] = 'validation.evidenceRel';
-    if (!isHttpUrl(link.url)) problems[`evidence.${index}.url`] = 'validation.evidenceUrl';
-  });
-  if (
-    value.stability_pin !== undefined &&
-    !(value.stability_pin >= 0 && value.stability_pin <= 1)
-  ) {
-    problems.stability_pin = 'validation.stability';
+  const report = (path: readonly PropertyKey[], problem: MetadataProblem) => {
+    const key = LIST_FIELDS.has(String(path[0])) ? String(path[0]) : path.map(String).join('.');
+    if (problems[key] === undefined || problem === 'validation.tooMany') problems[key] = problem;
+  };
+  for (const issue of parsed.error.issues) {
+    if (issue.code === 'unrecognized_keys')
+      for (const key of issue.keys) report([...issue.path, key], 'validation.invalid');
+    else report(issue.path, problemOf(issue, issue.path));
   }
-  const entityIds = value.entity_ids ?? [];
-  if (entityIds.length > MAX_TAGS) problems.entity_ids = 'validation.tooMany';
-  else if (entityIds.some((id) => !isEntityId(id))) problems.entity_ids = 'validation.entityId';
-  // The server trims a topic before measuring it.
-  const topics = value.topics ?? [];
-  if (topics.length > MAX_TAGS) problems.topics = 'validation.tooMany';
-  else if (topics.some((topic) => topic.trim() === '' || topic.trim().length > MAX_TOPIC_LENGTH))
-    problems.topics = 'validation.topic';
   return problems;
+}
+
+/** The problem of one tag an editor is adding to `field`, checked as the server checks the list. */
+export function tagProblem(field: 'topics' | 'entity_ids', tag: string): MetadataProblem | null {
+  return validateOverride({ [field]: [tag] })[field] ?? null;
 }
 
 function cleanEvidence(links: EvidenceLink[] | undefined): EvidenceLink[] | undefined {

@@ -3,6 +3,7 @@ import accessLogSalt from './access-log-salt/schema.json';
 import agentKey from './agent-key/schema.json';
 import alias from './alias/schema.json';
 import assistantVisit from './assistant-visit/schema.json';
+import blob from './blob/schema.json';
 import changelogEntry from './changelog-entry/schema.json';
 import dirtyMark from './dirty-mark/schema.json';
 import fragmentState from './fragment-state/schema.json';
@@ -30,6 +31,9 @@ export default {
         { name: 'sitemap_ai_items_source_idx', columns: ['source_uid', 'source_document'] },
         // A page's fragments (its JSON-LD `hasPart`).
         { name: 'sitemap_ai_items_parent_idx', columns: ['parent_item', 'seq_from'] },
+        // Collecting stored texts asks whether any version still references them.
+        { name: 'sitemap_ai_items_data_idx', columns: ['data_ref'] },
+        { name: 'sitemap_ai_items_content_idx', columns: ['content_ref'] },
       ],
     },
   },
@@ -40,6 +44,18 @@ export default {
         { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
         { name: 'sitemap_ai_states_source_idx', columns: ['source_uid', 'source_document'] },
         { name: 'sitemap_ai_states_pending_idx', columns: ['pending', 'item_id'] },
+        { name: 'sitemap_ai_states_data_idx', columns: ['data_ref'] },
+        { name: 'sitemap_ai_states_content_idx', columns: ['content_ref'] },
+      ],
+    },
+  },
+  // Item data and canonical texts, once per distinct value: states and versions hold their keys.
+  blob: {
+    schema: {
+      ...blob,
+      indexes: [
+        { name: 'sitemap_ai_blobs_key_idx', columns: ['key'], type: 'unique' },
+        { name: 'sitemap_ai_blobs_touched_idx', columns: ['touched_at'] },
       ],
     },
   },

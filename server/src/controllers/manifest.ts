@@ -16,6 +16,20 @@ import { markServed, respondWithCache, respondWithMarkdown } from './http';
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
 import type { PublicRouteState } from '../middlewares/access-log';
+import { ByteCache } from '../core/byte-cache';
+
+/**
+ * Manifest pages kept serialised: a page of a snapshot never changes (its ETag names the snapshot
+ * and the parameters), so a second agent reading it costs what sending it costs.
+ */
+const PAGE_CACHE_BUDGET = 32 * 2 ** 20;
+
+interface CachedPage {
+  body: string;
+  type: string;
+  headers: Record<string, string>;
+  size: number;
+}
 
 /**
  * Public, read-only manifest endpoints (docs/protocol.md §4). Thin: validate, ask the
@@ -29,17 +43,22 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
    * The policy headers (docs/protocol.md §9): an item's own policy, or for a page of many items
    * the strictest of them, so no header ever allows more than an item it carries.
    */
-  function setPolicy(ctx: Context, items: readonly ManifestItem[]): void {
+  function policyOf(items: readonly ManifestItem[]): Record<string, string> {
     const usage = strictestUsage(items.map((item) => item.usage));
-    if (!usage) return;
+    if (!usage) return {};
     const licenses = new Set(items.map((item) => item.license));
     const license =
       licenses.size === 1
         ? items[0]!.license
         : getService(strapi, 'config').config().defaults.license;
-    const headers = getService(strapi, 'discovery').headers({ usage, license });
-    for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+    return getService(strapi, 'discovery').headers({ usage, license });
   }
+
+  function setPolicy(ctx: Context, items: readonly ManifestItem[]): void {
+    for (const [name, value] of Object.entries(policyOf(items))) ctx.set(name, value);
+  }
+
+  const pages = new ByteCache<CachedPage>(PAGE_CACHE_BUDGET);
 
   async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
     const settings = getService(strapi, 'config').config();
@@ -47,13 +66,24 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const resolved = await manifest().resolve(params);
     const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
-      const body = await manifest().page(params, resolved);
-      setPolicy(ctx, body.items);
-      if (format === 'xml') {
-        ctx.type = 'application/xml; charset=utf-8';
-        return manifestPageToXml(body);
+      // Item URLs and policy headers also follow the config: a config change is another page.
+      const key = `${etag}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
+      let cached = pages.get(key);
+      if (!cached) {
+        const body = await manifest().page(params, resolved);
+        const text = format === 'xml' ? manifestPageToXml(body) : JSON.stringify(body);
+        cached = {
+          body: text,
+          type:
+            format === 'xml' ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8',
+          headers: policyOf(body.items),
+          size: text.length,
+        };
+        pages.set(key, cached);
       }
-      return body;
+      for (const [name, value] of Object.entries(cached.headers)) ctx.set(name, value);
+      ctx.type = cached.type;
+      return cached.body;
     });
   }
 

@@ -1,71 +1,64 @@
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
 import {
-  CHUNK_RULES,
   DEFAULT_CHUNK,
   DEFAULT_MAX_TOKENS,
   DEFAULT_SNAPSHOT_RETENTION,
-  FRAGMENT_TYPES,
   INDEXNOW_DEFAULT_ENDPOINT,
-  MAX_TOKENS_LIMIT,
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
   RATE_LIMIT_STORES,
-  USAGE_VALUES,
   WEBHOOK_EVENTS,
   WEBHOOK_SECRET_MIN_LENGTH,
 } from '../../../shared/constants';
+import {
+  ACCESS_LOG_RETENTION_DAYS,
+  CRON_MESSAGE,
+  DISCOVERY_TEXT_BOUNDS,
+  MAX_WEBHOOK_SUBSCRIBERS,
+  RATE_LIMIT_BOUNDS,
+  chunkSchema,
+  contentTypeUidSchema,
+  granularitySchema,
+  httpUrlSchema,
+  licenseUriSchema,
+  maxTokensSchema,
+  pathPatternSchema,
+  fieldIssues,
+  settingsFieldName,
+  siteUrlSchema,
+  usageOverrideSchema,
+} from '../../../shared/settings-schema';
 import { ConfigError } from './errors';
 import { AI_CRAWLER_TOKENS } from './interop';
-import { isHttpUrl, patternPlaceholders } from '../../../shared/urls';
 
-const httpUrl = z
-  .string()
-  .refine(isHttpUrl, 'must be an absolute http(s) URL')
-  .refine((v) => !/[?#]/.test(v), 'must not contain a query string or fragment')
-  .transform((v) => v.replace(/\/+$/, ''));
+/*
+ * The file config (config/plugins, README › Configuration), checked at start-up. What it shares
+ * with Settings — URLs, the licence, path patterns, content-type UIDs, usage, embedding hints
+ * and the bounds of rate limit, access log, webhooks and discovery — is built from the Settings
+ * rules (shared/settings-schema.ts); a missing or mistyped value keeps zod's own wording.
+ */
 
-const licenseUri = z.string().refine((v) => {
-  try {
-    return new URL(v).protocol.length > 1;
-  } catch {
-    return false;
-  }
-}, 'must be an absolute URI (a licence page, e.g. https://example.com/license#tdm)');
+const httpUrl = siteUrlSchema(z.string()).transform((v) => v.replace(/\/+$/, ''));
+const licenseUri = licenseUriSchema(z.string());
 
-const usageValue = z.enum(USAGE_VALUES);
-export const usageOverrideSchema = z
-  .object({
-    train: usageValue.optional(),
-    infer: usageValue.optional(),
-    cache: usageValue.optional(),
-    redistribute: usageValue.optional(),
-  })
-  .strict();
+/** A whole number within bounds shared with Settings, in zod's wording (`>=1`, `expected int`). */
+const wholeNumber = (bounds: { min: number; max: number }) =>
+  z.number().int().min(bounds.min).max(bounds.max);
 
 const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an attribute name');
-const maxTokens = z.number().int().min(16).max(MAX_TOKENS_LIMIT);
 const stopSequences = z.array(z.string().min(1).max(100)).max(20);
 const locale = z
   .string()
   .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP-47 language tag');
 
-const pathPattern = z
-  .string()
-  .startsWith('/', 'must start with "/"')
-  .refine((v) => !/[\s?#]/.test(v), 'must not contain spaces, "?" or "#"')
-  .refine(
-    (v) => patternPlaceholders(v).length > 0,
-    'must contain at least one placeholder such as {slug} or {documentId}',
-  );
-
 export const contentTypeConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
-    pathPattern,
-    granularity: z.array(z.enum(FRAGMENT_TYPES)).min(1).optional(),
-    chunk: z.enum(CHUNK_RULES).optional(),
-    maxTokens: maxTokens.optional(),
+    pathPattern: pathPatternSchema(z.string()),
+    granularity: granularitySchema.optional(),
+    chunk: chunkSchema.optional(),
+    maxTokens: maxTokensSchema.optional(),
     stopSequences: stopSequences.optional(),
     license: licenseUri.optional(),
     usage: usageOverrideSchema.optional(),
@@ -88,7 +81,7 @@ export const contentTypeConfigSchema = z
   .strict();
 
 /** docs/protocol.md §8 events: where signed webhooks go, and how hard delivery is retried. */
-const endpointUrl = z.string().refine(isHttpUrl, 'must be an absolute http(s) URL');
+const endpointUrl = httpUrlSchema(z.string());
 const webhookSubscriberSchema = z
   .object({
     url: endpointUrl,
@@ -113,7 +106,7 @@ const webhooksConfigSchema = z
   .object({
     subscribers: z
       .array(webhookSubscriberSchema)
-      .max(50)
+      .max(MAX_WEBHOOK_SUBSCRIBERS)
       .refine(
         (list) => new Set(list.map((s) => s.url)).size === list.length,
         'each subscriber url must appear only once',
@@ -160,16 +153,6 @@ const indexNowConfigSchema = z
     path: ['key'],
   })
   .default({ enabled: false, endpoint: INDEXNOW_DEFAULT_ENDPOINT });
-
-function uidKeySchema() {
-  return z
-    .string()
-    .regex(
-      /^(api|plugin)::[a-z0-9-]+\.[a-z0-9-]+$/,
-      'must be a content-type UID such as api::article.article',
-    );
-}
-const uidKey = uidKeySchema();
 
 /**
  * Verified AI agents (docs/protocol.md §7.2): Web Bot Auth key directories and published IP
@@ -218,8 +201,8 @@ const discoveryConfigSchema = z
   .object({
     /** Also answer /llms.txt, /llms-full.txt, /sitemap.xml, /robots.txt and /.well-known/tdmrep.json. */
     serveAtRoot: z.boolean().default(false),
-    title: z.string().trim().min(1).max(200).optional(),
-    summary: z.string().trim().min(1).max(1000).optional(),
+    title: z.string().trim().min(1).max(DISCOVERY_TEXT_BOUNDS.title).optional(),
+    summary: z.string().trim().min(1).max(DISCOVERY_TEXT_BOUNDS.summary).optional(),
     details: z.string().trim().min(1).max(5000).optional(),
     agents: z
       .array(
@@ -228,7 +211,7 @@ const discoveryConfigSchema = z
         }),
       )
       .optional(),
-    optionalTypes: z.array(uidKeySchema()).default([]),
+    optionalTypes: z.array(contentTypeUidSchema).default([]),
     sitemapUrlsPerFile: z.number().int().min(1).max(50_000).default(50_000),
   })
   .strict()
@@ -247,8 +230,8 @@ export const pluginConfigSchema = z
         usage: usageOverrideSchema.default({}),
         embedding: z
           .object({
-            chunk: z.enum(CHUNK_RULES).default(DEFAULT_CHUNK),
-            maxTokens: maxTokens.default(DEFAULT_MAX_TOKENS),
+            chunk: chunkSchema.default(DEFAULT_CHUNK),
+            maxTokens: maxTokensSchema.default(DEFAULT_MAX_TOKENS),
             stopSequences: stopSequences.optional(),
           })
           .strict()
@@ -258,7 +241,7 @@ export const pluginConfigSchema = z
     licenses: z
       .array(z.object({ uri: licenseUri, label: z.string().min(1).max(200) }).strict())
       .default([]),
-    contentTypes: z.record(uidKey, contentTypeConfigSchema).default({}),
+    contentTypes: z.record(contentTypeUidSchema, contentTypeConfigSchema).default({}),
     tokenSecret: z.string().min(32, 'must be at least 32 characters').optional(),
     pageSize: z
       .object({
@@ -289,10 +272,7 @@ export const pluginConfigSchema = z
         enabled: z.boolean().default(true),
         cron: z
           .string()
-          .refine(
-            (v) => isCronExpression(v),
-            'must be a cron expression such as */15 * * * * (minutes) or */30 * * * * * (seconds)',
-          )
+          .refine((v) => isCronExpression(v), CRON_MESSAGE)
           .default('*/15 * * * *'),
       })
       .strict()
@@ -300,8 +280,8 @@ export const pluginConfigSchema = z
     rateLimit: z
       .object({
         enabled: z.boolean().default(true),
-        max: z.number().int().min(1).max(1_000_000).default(600),
-        windowSeconds: z.number().int().min(1).max(86_400).default(60),
+        max: wholeNumber(RATE_LIMIT_BOUNDS.max).default(600),
+        windowSeconds: wholeNumber(RATE_LIMIT_BOUNDS.windowSeconds).default(60),
       })
       .strict()
       .default({ enabled: true, max: 600, windowSeconds: 60 }),
@@ -336,10 +316,12 @@ export const pluginConfigSchema = z
     accessLog: z
       .object({
         enabled: z.boolean().default(true),
-        retentionDays: z.number().int().min(1).max(365).default(30),
+        retentionDays: wholeNumber(ACCESS_LOG_RETENTION_DAYS).default(
+          ACCESS_LOG_RETENTION_DAYS.default,
+        ),
       })
       .strict()
-      .default({ enabled: true, retentionDays: 30 }),
+      .default({ enabled: true, retentionDays: ACCESS_LOG_RETENTION_DAYS.default }),
   })
   .strict();
 
@@ -353,34 +335,15 @@ export type AccessLogConfig = PluginConfig['accessLog'];
 export type DiscoveryConfig = PluginConfig['discovery'];
 export type AgentsConfig = PluginConfig['agents'];
 
-function keyPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((part, index) =>
-      typeof part === 'number'
-        ? `[${part}]`
-        : /^[A-Za-z_$][\w$]*$/.test(String(part))
-          ? `${index ? '.' : ''}${String(part)}`
-          : `["${String(part)}"]`,
-    )
-    .join('');
-}
-
 /** Parse the plugin config; a bad value throws ConfigError naming its key. */
 export function parsePluginConfig(raw: unknown): PluginConfig {
   const result = pluginConfigSchema.safeParse(raw ?? {});
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const key =
-      issue.code === 'unrecognized_keys'
-        ? keyPath([...issue.path, issue.keys[0]!])
-        : keyPath(issue.path);
-    const message =
-      issue.code === 'unrecognized_keys'
-        ? `unknown key (allowed keys are listed in the README)`
-        : issue.code === 'invalid_key'
-          ? // A bad record key (a content-type UID): zod nests the reason the key schema gave.
-            (issue.issues[0]?.message ?? issue.message)
-          : issue.message;
+    const issue = fieldIssues(result.error.issues)[0]!;
+    const key = settingsFieldName(issue.path, { bracketRecordKeys: false });
+    const message = issue.unknownKey
+      ? 'unknown key (allowed keys are listed in the README)'
+      : issue.message;
     throw new ConfigError(key || '(root)', message);
   }
   return result.data;

@@ -339,6 +339,43 @@ export function finalizeDraft(draft: ItemDraft): ItemDraft {
   return { ...draft, metaHash };
 }
 
+/** What one document publishes: its items in every locale read, and the entries left out. */
+export interface DocumentDrafts {
+  /** Items of every entry, the default locale's first, translations linked, finalized. */
+  drafts: ItemDraft[];
+  /** Entries whose path pattern cannot be filled (no page URL): they publish nothing. */
+  unfilled: EntrySource[];
+}
+
+/**
+ * The items a document publishes from its entries, one per locale (docs/protocol.md §1, §1.2):
+ * the default locale's entry is built first so a translation's items point at it (`alt_of`),
+ * then every draft is finalized. The one computation behind tracking a publish, the full
+ * reconcile and the editors' panel preview (which passes the saved draft of its locale in place
+ * of the published version). Pure; the entries are not changed.
+ */
+export function documentDrafts(
+  entries: readonly EntrySource[],
+  type: TypePolicy,
+  site: SiteContext,
+): DocumentDrafts {
+  const isDefault = (entry: EntrySource) => entry.lang === site.defaultLocale;
+  const ordered = [...entries].sort((a, b) => Number(isDefault(b)) - Number(isDefault(a)));
+  const result: DocumentDrafts = { drafts: [], unfilled: [] };
+  let reference: ItemDraft[] | undefined;
+  for (const entry of ordered) {
+    let built = buildEntryItems(entry, type, site);
+    if (built === null) {
+      result.unfilled.push(entry);
+      continue;
+    }
+    if (isDefault(entry)) reference = built;
+    else if (reference) built = linkTranslations(reference, built);
+    result.drafts.push(...built.map(finalizeDraft));
+  }
+  return result;
+}
+
 export type ItemChange = 'added' | 'content' | 'metadata' | 'none';
 
 /**

@@ -1,3 +1,5 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { CHUNK_RULES, DAY_MS } from '../../../shared/constants';
 import type { ManifestItem } from './types';
 
@@ -109,12 +111,13 @@ export function changelogProblem(
   const modified = Date.parse(item.modified);
   if (Number.isFinite(modified) && modified < cutoff) return null;
   const entries = Array.isArray(item.changelog) ? item.changelog : [];
+  // Items read from another site (the CLI) may be malformed: a null entry is no entry.
   const recent = entries.filter((e) => {
-    const at = Date.parse(e.date);
+    const at = e ? Date.parse(e.date) : Number.NaN;
     return Number.isFinite(at) && at >= cutoff;
   });
   if (recent.length === 0)
-    return `changed ${item.modified ? `on ${item.modified.slice(0, 10)} ` : ''}but no changelog entry in the last ${CHANGELOG_WINDOW_DAYS} days`;
+    return `changed ${typeof item.modified === 'string' && item.modified ? `on ${item.modified.slice(0, 10)} ` : ''}but no changelog entry in the last ${CHANGELOG_WINDOW_DAYS} days`;
   if (!recent.some((e) => e.version === item.version)) {
     return `its changelog of the last ${CHANGELOG_WINDOW_DAYS} days does not mention the current version ${item.version}`;
   }
@@ -135,6 +138,101 @@ export function embeddingHintProblem(item: Pick<ManifestItem, 'embedding_hint'>)
   if (!Number.isInteger(hint.max_tokens) || hint.max_tokens < 1)
     return 'embedding_hint.max_tokens must be a positive integer';
   return null;
+}
+
+/** A validator answering an error text (at most three errors), or null when the value is valid. */
+export type SchemaCheck = (value: unknown) => string | null;
+
+function errorText(validate: ValidateFunction, root: string): string {
+  const errors = validate.errors ?? [];
+  const shown = errors
+    .slice(0, 3)
+    .map((e) => `${e.instancePath || root} ${e.message ?? 'is invalid'}`);
+  return shown.join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more` : '');
+}
+
+/**
+ * Validators of a manifest schema (docs/protocol.md §4.6 `schema.json`, JSON Schema 2020-12):
+ * a whole page, and one item (its `$defs/item`). Compiled strictly: a schema with an unknown
+ * keyword or a missing item definition throws, it does not pass everything.
+ */
+export function manifestValidators(schema: Record<string, unknown>): {
+  page: SchemaCheck;
+  item: SchemaCheck;
+} {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(ajv);
+  const page = ajv.compile(schema);
+  const item = ajv.getSchema(`${String(schema.$id ?? '')}#/$defs/item`);
+  if (!item) throw new Error('it has no $id with an item definition ($defs/item)');
+  return {
+    page: (value) => (page(value) ? null : errorText(page, '(page)')),
+    item: (value) => (item(value) ? null : errorText(item, '(item)')),
+  };
+}
+
+/** The parts of a manifest page (docs/protocol.md §4.1) a traversal is checked on. */
+export interface TraversedPage {
+  snapshot: { id: string };
+  items: readonly Pick<ManifestItem, 'id' | 'version'>[];
+  next_page_token: string | null;
+}
+
+/**
+ * The paging of one traversal of a snapshot (docs/protocol.md §4.1, §5): every page from the
+ * same snapshot, every item once, no page over the limit, no empty page naming a next one,
+ * every envelope valid. Keeps the version of every item read (what a delta is checked against).
+ */
+export class PagingCheck {
+  readonly problems: string[] = [];
+  /** Id → version of every item paged through. */
+  readonly versions = new Map<string, string>();
+  private pages = 0;
+  private snapshot: string | undefined;
+
+  constructor(
+    private readonly options: {
+      limit: number;
+      /** The snapshot the traversal must stay in (default: the first page's). */
+      snapshot?: string;
+      validatePage?: SchemaCheck;
+    },
+  ) {
+    this.snapshot = options.snapshot;
+  }
+
+  pageCount(): number {
+    return this.pages;
+  }
+
+  /**
+   * Check one page; false when the traversal cannot go on (an empty page naming a next one).
+   * `envelope` is the page as it was answered, when `page` is a reading of it.
+   */
+  add(page: TraversedPage, envelope: object = page): boolean {
+    this.pages += 1;
+    const n = this.pages;
+    this.snapshot ??= page.snapshot.id;
+    if (page.snapshot.id !== this.snapshot)
+      this.problems.push(`page ${n} came from snapshot ${page.snapshot.id}, not ${this.snapshot}`);
+    const invalid = this.options.validatePage?.({ ...envelope, items: [] });
+    if (invalid)
+      this.problems.push(`page ${n}: the envelope does not match schema.json (${invalid})`);
+    for (const item of page.items) {
+      if (this.versions.has(item.id))
+        this.problems.push(`item ${item.id} appears twice while paging`);
+      this.versions.set(item.id, item.version);
+    }
+    if (page.items.length > this.options.limit)
+      this.problems.push(
+        `page ${n} holds ${page.items.length} items, more than limit ${this.options.limit}`,
+      );
+    if (page.next_page_token && page.items.length === 0) {
+      this.problems.push(`page ${n} is empty but has a next_page_token`);
+      return false;
+    }
+    return true;
+  }
 }
 
 /** Admin path of the Content Manager edit view of an entry (in its locale, for localized types). */

@@ -243,6 +243,20 @@ export function detectRenames(
 }
 
 /**
+ * The editor's reason last recorded for a document in one locale (docs/protocol.md §3.1): kept
+ * on its page item, where a live page wins over a removed one (an old slug's page) whatever
+ * order the states come in. A publish whose reason equals it gives no new reason.
+ */
+export function lastRecordedReason(
+  states: readonly Pick<TrackedState, 'type' | 'lang' | 'removed' | 'reason'>[],
+  lang: string,
+): string | undefined {
+  const pages = states.filter((s) => s.type === 'article' && s.lang === lang);
+  const page = pages.filter((s) => !s.removed).pop() ?? pages.filter((s) => s.removed).pop();
+  return page?.reason;
+}
+
+/**
  * Compare what a document publishes now with what is tracked for it (docs/protocol.md §3.1):
  * every fragment added, changed (content or metadata) or removed gets its new
  * state and one changelog entry saying why — the editor's reason when one was
@@ -259,19 +273,10 @@ export function diffDocument(input: DocumentDiffInput): {
   const seen = new Set<string>();
   const writes: StateWrite[] = [];
   const changelog: ChangelogRecord[] = [];
-  // The page's remembered reason, per locale: a live page wins over a removed
-  // one (an old slug's page), whatever order the states come in.
-  const articles = input.states.filter((s) => s.type === 'article');
-  const pageStates = new Map(
-    [...articles.filter((s) => s.removed), ...articles.filter((s) => !s.removed)].map((s) => [
-      s.lang,
-      s,
-    ]),
-  );
   const freshReason = (lang: string): string | undefined => {
     const reason = input.reasons[lang]?.trim();
     if (!reason) return undefined;
-    return reason === pageStates.get(lang)?.reason ? undefined : reason;
+    return reason === lastRecordedReason(input.states, lang) ? undefined : reason;
   };
 
   const draftIds = new Set(input.drafts.map((d) => d.id));

@@ -2,7 +2,9 @@ import type { Core } from '@strapi/strapi';
 import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+import { SnapshotGoneError } from '../core/errors';
 import { bulkInsert } from './bulk';
+import { createBlobRepository } from './blob-repository';
 import { storedStateColumns, storedStateOf } from './stored-state';
 
 export const ITEM_VERSION_UID = 'plugin::sitemap-ai.item-version' as const;
@@ -31,8 +33,8 @@ export interface NewItemVersion {
   sourceDocument: string;
   state: StoredItemState;
   stabilityPin?: number;
-  data: ManifestItem;
-  content: string;
+  /** The item's data and canonical text: stored already (their keys), or to be stored. */
+  stored: { dataRef: string; contentRef: string } | { data: ManifestItem; content: string };
 }
 
 export interface ServedRow {
@@ -80,6 +82,9 @@ const STATE_FIELDS = [
   'stability_pin',
 ];
 
+/** What serving an item reads of its version row. */
+const SERVED_FIELDS = ['item_id', 'seq_from', 'data_ref', 'data', 'history', 'stability_pin'];
+
 type Row = Record<string, unknown>;
 
 function toVersion(row: Row): ItemVersion {
@@ -97,10 +102,30 @@ function toVersion(row: Row): ItemVersion {
   };
 }
 
-function toServed(row: Row): ServedRow {
+/** The row's data: from its stored text, or inline on rows written before texts were stored by key. */
+function dataOf(row: Row, texts: ReadonlyMap<string, string>): ManifestItem {
+  if (!row.data_ref) return parseJson<ManifestItem>(row.data, {} as ManifestItem);
+  return parseJson<ManifestItem>(storedText(row, 'data_ref', texts), {} as ManifestItem);
+}
+
+function contentOf(row: Row, texts: ReadonlyMap<string, string>): string {
+  return row.content_ref ? storedText(row, 'content_ref', texts) : String(row.content ?? '');
+}
+
+/**
+ * A referenced text that is not stored: its version was collected between reading the row and
+ * its text, i.e. the snapshot read is no longer retained (never served as an empty item).
+ */
+function storedText(row: Row, column: string, texts: ReadonlyMap<string, string>): string {
+  const text = texts.get(String(row[column]));
+  if (text === undefined) throw new SnapshotGoneError(Number(row.seq_from));
+  return text;
+}
+
+function toServed(row: Row, texts: ReadonlyMap<string, string>): ServedRow {
   return {
     itemId: String(row.item_id),
-    data: parseJson<ManifestItem>(row.data, {} as ManifestItem),
+    data: dataOf(row, texts),
     history: parseJson<string[]>(row.history, []),
     stabilityPin: optionalNumber(row.stability_pin),
   };
@@ -123,6 +148,11 @@ function validIn(snapshot: number): Row {
 /** Item versions (docs/protocol.md §4 storage design): the only code that touches their table. */
 export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(ITEM_VERSION_UID);
+  const blobs = createBlobRepository({ strapi });
+
+  /** The stored texts the rows reference (`columns`: which references). */
+  const textsOf = (rows: readonly Row[], ...columns: string[]) =>
+    blobs.texts(rows.flatMap((row) => columns.map((column) => row[column])));
 
   /** Served rows matching `where`, in item-id order; `limit + 1` rows tell whether more follow. */
   async function servedPage(where: Row, limit: number): Promise<ServedRow[]> {
@@ -130,9 +160,10 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       where,
       orderBy: { item_id: 'asc' },
       limit: limit + 1,
-      select: ['item_id', 'data', 'history', 'stability_pin'],
+      select: SERVED_FIELDS,
     })) as Row[];
-    return rows.map(toServed);
+    const texts = await textsOf(rows, 'data_ref');
+    return rows.map((row) => toServed(row, texts));
   }
 
   return {
@@ -178,6 +209,14 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async insert(versions: readonly NewItemVersion[]): Promise<void> {
+      // Versions of states read from rows that still carry their texts inline store them now.
+      const inline = versions.flatMap((v) =>
+        'data' in v.stored ? [JSON.stringify(v.stored.data), v.stored.content] : [],
+      );
+      const keys = await blobs.put(inline);
+      let next = 0;
+      const refsOf = (v: NewItemVersion) =>
+        'dataRef' in v.stored ? v.stored : { dataRef: keys[next++]!, contentRef: keys[next++]! };
       await bulkInsert(
         strapi,
         ITEM_VERSION_UID,
@@ -192,8 +231,9 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           source_document: v.sourceDocument,
           ...storedStateColumns(v.state),
           stability_pin: v.stabilityPin ?? null,
-          data: v.data,
-          content: v.content,
+          ...(({ dataRef, contentRef }) => ({ data_ref: dataRef, content_ref: contentRef }))(
+            refsOf(v),
+          ),
         })),
       );
     },
@@ -284,14 +324,23 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         where: { ...validIn(snapshot), ...keysetFilters(after, {}) },
         orderBy: { item_id: 'asc' },
         limit: limit + 1,
-        select: ['item_id', 'item_type', 'source_uid', 'parent_item', 'data'],
+        select: [
+          'item_id',
+          'seq_from',
+          'item_type',
+          'source_uid',
+          'parent_item',
+          'data_ref',
+          'data',
+        ],
       })) as Row[];
+      const texts = await textsOf(rows, 'data_ref');
       return rows.map((row) => ({
         itemId: String(row.item_id),
         type: String(row.item_type),
         sourceUid: String(row.source_uid),
         parent: row.parent_item ? String(row.parent_item) : undefined,
-        data: parseJson<ManifestItem>(row.data, {} as ManifestItem),
+        data: dataOf(row, texts),
       }));
     },
 
@@ -305,12 +354,13 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         where: { ...validIn(snapshot), ...keysetFilters(after, { type: 'article' }) },
         orderBy: { item_id: 'asc' },
         limit: limit + 1,
-        select: ['item_id', 'data', 'history', 'stability_pin', 'checksum', 'content'],
+        select: [...SERVED_FIELDS, 'checksum', 'content_ref', 'content'],
       })) as Row[];
+      const texts = await textsOf(rows, 'data_ref', 'content_ref');
       return rows.map((row) => ({
-        ...toServed(row),
+        ...toServed(row, texts),
         checksum: String(row.checksum),
-        content: String(row.content ?? ''),
+        content: contentOf(row, texts),
       }));
     },
 
@@ -319,17 +369,18 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const rows = (await query().findMany({
         where: { ...validIn(snapshot), parent_item: parentId },
         orderBy: { item_id: 'asc' },
-        select: ['item_id', 'data', 'history', 'stability_pin'],
+        select: SERVED_FIELDS,
       })) as Row[];
-      return rows.map(toServed);
+      const texts = await textsOf(rows, 'data_ref');
+      return rows.map((row) => toServed(row, texts));
     },
 
     async findServed(snapshot: number, itemId: string): Promise<ServedRow | null> {
       const row = (await query().findOne({
         where: { ...validIn(snapshot), item_id: itemId },
-        select: ['item_id', 'data', 'history', 'stability_pin'],
+        select: SERVED_FIELDS,
       })) as Row | null;
-      return row ? toServed(row) : null;
+      return row ? toServed(row, await textsOf([row], 'data_ref')) : null;
     },
 
     async findContent(
@@ -338,9 +389,11 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<{ checksum: string; content: string } | null> {
       const row = (await query().findOne({
         where: { ...validIn(snapshot), item_id: itemId },
-        select: ['checksum', 'content'],
+        select: ['item_id', 'seq_from', 'checksum', 'content_ref', 'content'],
       })) as Row | null;
-      return row ? { checksum: String(row.checksum), content: String(row.content ?? '') } : null;
+      if (!row) return null;
+      const texts = await textsOf([row], 'content_ref');
+      return { checksum: String(row.checksum), content: contentOf(row, texts) };
     },
 
     /**
@@ -386,9 +439,19 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return Number(await query().count({ where: validIn(snapshot) }));
     },
 
-    /** Garbage collection: versions closed before the oldest retained snapshot. */
-    async collect(oldestKept: number): Promise<void> {
-      await query().deleteMany({ where: { seq_to: { $lte: oldestKept } } });
+    /** Garbage collection: versions closed before the oldest retained snapshot; how many went. */
+    async collect(oldestKept: number): Promise<number> {
+      const result = (await query().deleteMany({ where: { seq_to: { $lte: oldestKept } } })) as
+        { count?: number } | undefined;
+      return Number(result?.count ?? 0);
+    },
+
+    /** Where versions reference stored texts (what text collection must keep). */
+    references(): { table: string; columns: readonly string[] } {
+      return {
+        table: strapi.db.metadata.get(ITEM_VERSION_UID).tableName,
+        columns: ['data_ref', 'content_ref'],
+      };
     },
   };
 };

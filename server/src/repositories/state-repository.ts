@@ -3,6 +3,7 @@ import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { bulkInsert } from './bulk';
+import { createBlobRepository, lazyText } from './blob-repository';
 import { ITEM_VERSION_UID } from './item-repository';
 import { storedStateColumns, storedStateOf } from './stored-state';
 
@@ -23,8 +24,35 @@ export class StateConflictError extends Error {
   }
 }
 
-function toState(row: Row): TrackedState & { pending: boolean } {
-  return {
+/** A tracked state as read, with the keys of its stored data and text (absent on rows of 0.x). */
+export type StoredTrackedState = TrackedState & {
+  pending: boolean;
+  dataRef?: string;
+  contentRef?: string;
+};
+
+/** Which stored texts a read needs: the builder never looks at the canonical text. */
+type Load = 'data' | 'all';
+
+function notLoaded(): string {
+  throw new Error('the canonical text of this state was not read');
+}
+
+/**
+ * A state row, its data and text decoded on first use from `bodies` (stored texts by key); rows
+ * written before texts were stored by key carry them inline.
+ */
+function toState(row: Row, bodies: ReadonlyMap<string, string>, load: Load): StoredTrackedState {
+  const dataRef = row.data_ref ? String(row.data_ref) : undefined;
+  const contentRef = row.content_ref ? String(row.content_ref) : undefined;
+  const dataText = dataRef ? lazyText(bodies.get(dataRef), '{}') : () => null;
+  const contentText = contentRef
+    ? load === 'all'
+      ? lazyText(bodies.get(contentRef), '')
+      : notLoaded
+    : () => String(row.content ?? '');
+  let data: ManifestItem | undefined;
+  const state = {
     itemId: String(row.item_id),
     type: String(row.item_type),
     lang: String(row.lang),
@@ -33,17 +61,31 @@ function toState(row: Row): TrackedState & { pending: boolean } {
     sourceDocument: String(row.source_document),
     ...storedStateOf(row),
     stabilityPin: optionalNumber(row.stability_pin),
-    data: parseJson<ManifestItem>(row.data, {} as ManifestItem),
-    content: String(row.content ?? ''),
     removed: row.removed === true || row.removed === 1 || row.removed === '1',
     revision: Number(row.revision),
     pending: row.pending === true || row.pending === 1 || row.pending === '1',
     reason: row.reason ? String(row.reason) : undefined,
     policyPrint: row.policy_print ? String(row.policy_print) : undefined,
-  };
+    dataRef,
+    contentRef,
+  } as StoredTrackedState;
+  Object.defineProperties(state, {
+    data: {
+      enumerable: true,
+      get: () => {
+        const text = dataText();
+        return (data ??=
+          text === null
+            ? parseJson<ManifestItem>(row.data, {} as ManifestItem)
+            : parseJson<ManifestItem>(text, {} as ManifestItem));
+      },
+    },
+    content: { enumerable: true, get: contentText },
+  });
+  return state;
 }
 
-function toRow(state: TrackedState): Row {
+function toRow(state: TrackedState, refs: { data: string; content: string }): Row {
   return {
     item_id: state.itemId,
     item_type: state.type,
@@ -53,8 +95,10 @@ function toRow(state: TrackedState): Row {
     source_document: state.sourceDocument,
     ...storedStateColumns(state),
     stability_pin: state.stabilityPin ?? null,
-    data: state.data,
-    content: state.content,
+    data_ref: refs.data,
+    content_ref: refs.content,
+    data: null,
+    content: null,
     removed: state.removed,
     revision: state.revision,
     pending: true,
@@ -103,6 +147,15 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = () => strapi.db.query(FRAGMENT_STATE_UID);
   const changelog = () => strapi.db.query(CHANGELOG_UID);
   const aliases = () => strapi.db.query(ALIAS_UID);
+  const blobs = createBlobRepository({ strapi });
+
+  /** State rows with the stored texts they reference (`load`: which of them). */
+  async function withTexts(rows: Row[], load: Load): Promise<StoredTrackedState[]> {
+    const bodies = await blobs.getEncoded(
+      rows.flatMap((row) => (load === 'all' ? [row.data_ref, row.content_ref] : [row.data_ref])),
+    );
+    return rows.map((row) => toState(row, bodies, load));
+  }
 
   /** Delete the changelog rows whose ids `select` finds, a bounded batch at a time; returns how many went. */
   async function deleteInBatches(select: () => Promise<{ id: number }[]>): Promise<number> {
@@ -130,6 +183,14 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /** Where states reference stored texts (what text collection must keep). */
+    references(): { table: string; columns: readonly string[] } {
+      return {
+        table: strapi.db.metadata.get(FRAGMENT_STATE_UID).tableName,
+        columns: ['data_ref', 'content_ref'],
+      };
+    },
+
     /** Follow the alias map from an old id to the newest id (null when `id` is not an alias). */
     async resolveAlias(id: string): Promise<string | null> {
       let current = id;
@@ -144,11 +205,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return current === id ? null : current;
     },
 
-    async forDocuments(
-      uid: string,
-      documentIds: readonly string[],
-    ): Promise<(TrackedState & { pending: boolean })[]> {
-      const result: (TrackedState & { pending: boolean })[] = [];
+    async forDocuments(uid: string, documentIds: readonly string[]): Promise<StoredTrackedState[]> {
+      const result: StoredTrackedState[] = [];
       for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
         const rows = (await states().findMany({
           where: {
@@ -156,7 +214,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             source_document: { $in: documentIds.slice(i, i + WRITE_BATCH) },
           },
         })) as Row[];
-        result.push(...rows.map(toState));
+        result.push(...(await withTexts(rows, 'all')));
       }
       return result;
     },
@@ -166,8 +224,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return documentsWhere({ removed: false });
     },
 
-    /** States changed since the last snapshot, in item-id order after `after`. */
-    async pending(limit: number, after = ''): Promise<(TrackedState & { pending: boolean })[]> {
+    /**
+     * States changed since the last snapshot, in item-id order after `after`, with their data
+     * (their canonical text is not read: the builder publishes it by its key).
+     */
+    async pending(limit: number, after = ''): Promise<StoredTrackedState[]> {
       const where: Row = { pending: true };
       if (after) where.item_id = { $gt: after };
       const rows = (await states().findMany({
@@ -175,7 +236,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         orderBy: { item_id: 'asc' },
         limit,
       })) as Row[];
-      return rows.map(toState);
+      return withTexts(rows, 'data');
     },
 
     /** Documents with pending states computed under another policy than `print` (or an unknown one). */
@@ -361,6 +422,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<void> {
       if (writes.length === 0 && entries.length === 0) return;
       await strapi.db.transaction(async () => {
+        // Data and text first, by their keys: rolled back with the states if these conflict.
+        const keys = await blobs.put(
+          writes.flatMap(({ state }) => [JSON.stringify(state.data), state.content]),
+        );
+        const refsOf = (i: number) => ({ data: keys[2 * i]!, content: keys[2 * i + 1]! });
         // An id that is live again is no longer an alias; a renamed one becomes one.
         const live = writes.filter((w) => !w.state.removed).map((w) => w.state.itemId);
         const replaced = [...live, ...renames.map((r) => r.oldId)];
@@ -375,24 +441,22 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           });
         }
         // New states in multi-row inserts: the unique item id refuses one another tracker wrote first.
-        const created = writes.filter((w) => w.expectedRevision === null);
+        const created = writes.flatMap((w, i) =>
+          w.expectedRevision === null ? [toRow(w.state, refsOf(i))] : [],
+        );
         if (created.length > 0) {
           try {
-            await bulkInsert(
-              strapi,
-              FRAGMENT_STATE_UID,
-              created.map((w) => toRow(w.state)),
-            );
+            await bulkInsert(strapi, FRAGMENT_STATE_UID, created);
           } catch {
-            throw new StateConflictError(created[0]!.state.itemId);
+            throw new StateConflictError(String(created[0]!.item_id));
           }
         }
-        for (const { state, expectedRevision } of writes) {
+        for (const [i, { state, expectedRevision }] of writes.entries()) {
           if (expectedRevision === null) continue;
           else {
             const result = (await states().updateMany({
               where: { item_id: state.itemId, revision: expectedRevision },
-              data: toRow(state),
+              data: toRow(state, refsOf(i)),
             })) as { count: number };
             if (Number(result.count) !== 1) throw new StateConflictError(state.itemId);
           }

@@ -2,24 +2,24 @@ import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import { USAGE_KINDS, type UsageKind } from '../../../shared/constants';
 import { InvalidParameterError } from '../core/errors';
-import {
-  buildEntryItems,
-  finalizeDraft,
-  linkTranslations,
-  versionString,
-  type SiteContext,
-} from '../core/items';
+import { documentDrafts, nextState, versionString, type ItemChange } from '../core/items';
 import { metadataLayer, resolvePolicy, type PolicyLayer } from '../core/policy';
-import type { EntryMetadata, EntrySource, ItemDraft, MetadataOverride } from '../core/types';
-import { createSourceRepository } from '../repositories/source-repository';
-import { createStateRepository } from '../repositories/state-repository';
+import { lastRecordedReason } from '../core/tracking';
+import type { EntryMetadata, EntrySource, MetadataOverride } from '../core/types';
 import type {
   EntryPanelData,
   FragmentPreview,
   PolicySource,
 } from '../../../shared/contracts/admin';
 import { getService } from '../utils/get-service';
-import type { EnabledType } from './config';
+
+/** How the panel shows what publishing does to a fragment that is not excluded. */
+const PREVIEW_STATE: Record<ItemChange, FragmentPreview['state']> = {
+  added: 'new',
+  content: 'changed',
+  metadata: 'changed',
+  none: 'unchanged',
+};
 
 type Sources = { license: PolicySource; usage: Record<UsageKind, PolicySource> };
 
@@ -52,29 +52,13 @@ function withoutExclusions(entry: EntrySource): EntrySource {
   return { ...entry, metadata };
 }
 
-/** Items of a draft exactly as publishing it would give them: the same core functions as the tracker, translations linked. */
-function publishedItems(
-  entry: EntrySource,
-  reference: EntrySource | null,
-  type: EnabledType,
-  site: SiteContext,
-): ItemDraft[] | null {
-  let built = buildEntryItems(entry, type.policy, site);
-  if (built === null) return null;
-  const referenceItems = reference ? buildEntryItems(reference, type.policy, site) : null;
-  if (referenceItems) built = linkTranslations(referenceItems, built);
-  return built.map(finalizeDraft);
-}
-
 /**
  * The editors' panel (README › In the admin, issue 4): the fragments of an entry's saved
  * draft as publishing it would publish them, compared with the tracked
- * state of what is published now.
+ * state of what is published now — a dry run of the tracker's own pipeline, so the preview
+ * cannot drift from what a publish records.
  */
 export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const sources = createSourceRepository({ strapi });
-  const states = createStateRepository({ strapi });
-
   return {
     /**
      * Panel data of one document in one locale. `locale` defaults to the
@@ -88,6 +72,7 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
       locale: string | undefined,
     ): Promise<EntryPanelData> {
       const settings = getService(strapi, 'config');
+      const tracker = getService(strapi, 'tracker');
       const type = settings.enabledTypes().find((t) => t.uid === uid);
       if (!type)
         throw new InvalidParameterError(
@@ -95,65 +80,48 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
           `${uid} is not a content type enabled for the manifest`,
         );
       const config = settings.config();
-      const { codes, defaultLocale } = await sources.locales(config.defaultLocale ?? 'en');
-      const site = settings.site(defaultLocale);
-      const localized = sources.isLocalized(uid);
+      const scope = await tracker.scope(type);
+      const { site, localized } = scope;
       const lang = localized ? (locale ?? site.defaultLocale) : site.defaultLocale;
-      if (localized && !codes.includes(lang)) {
+      if (localized && !scope.langs.includes(lang)) {
         throw new InvalidParameterError(
           'locale',
-          `"${lang}" is not a locale of this site (${codes.join(', ')})`,
+          `"${lang}" is not a locale of this site (${scope.langs.join(', ')})`,
         );
       }
 
-      const found = await sources.draftOne(
-        uid,
-        type.policy.typeKey,
-        type.map,
-        documentId,
-        localized ? lang : undefined,
-        lang,
-      );
-      if (!found)
+      // The tracker's own pipeline, as a dry run: what publishing this draft would publish.
+      const preview = await tracker.preview(type, documentId, scope, lang);
+      if (!preview)
         throw new errors.NotFoundError(
           `No ${uid} document "${documentId}"${localized ? ` in locale "${lang}"` : ''}`,
         );
-      const { entry } = found;
-      const problems = found.problems.map((p) => ({ key: p.key, message: p.message }));
-
-      // As the tracker does: a translation's items point at the published items of the default locale.
-      const reference =
-        localized && lang !== site.defaultLocale
-          ? ((
-              await sources.publishedOne(
-                uid,
-                type.policy.typeKey,
-                type.map,
-                documentId,
-                site.defaultLocale,
-                site.defaultLocale,
-              )
-            )?.entry ?? null)
-          : null;
-      const published = publishedItems(entry, reference, type, site);
-      if (published === null) {
+      const entry = preview.draft;
+      const problems = preview.problems.map((p) => ({ key: p.key, message: p.message }));
+      if (preview.unfilled) {
         problems.push({
           key: 'pathPattern',
           message: `the draft cannot fill the path pattern "${type.policy.pathPattern}": it has no page URL and is not published`,
         });
       }
-      const publishedById = new Map((published ?? []).map((d) => [d.id, d]));
-      const listed =
-        published === null
-          ? []
-          : (publishedItems(withoutExclusions(entry), reference, type, site) ?? []);
+      const published = preview.drafts.filter((d) => d.lang === lang);
+      const publishedById = new Map(published.map((d) => [d.id, d]));
+      // The same items with the draft's exclusions lifted, to list what they hide.
+      const listed = preview.unfilled
+        ? []
+        : documentDrafts(
+            preview.entries.map((e) => (e === entry ? withoutExclusions(e) : e)),
+            type.policy,
+            site,
+          ).drafts.filter((d) => d.lang === lang);
 
-      const tracked = (await states.forDocuments(uid, [documentId])).filter((s) => s.lang === lang);
+      const tracked = preview.states.filter((s) => s.lang === lang);
       const trackedById = new Map(tracked.map((s) => [s.itemId, s]));
       const live = (id: string) => {
         const state = trackedById.get(id);
         return state && !state.removed ? state : undefined;
       };
+      const now = new Date().toISOString();
 
       const fragments: FragmentPreview[] = listed.map((all) => {
         const draft = publishedById.get(all.id) ?? all;
@@ -163,14 +131,8 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
         const override: MetadataOverride | undefined =
           entry.metadata.fragments?.[draft.id] ??
           (key ? entry.metadata.fragments?.[key] : undefined);
-        let change: FragmentPreview['state'];
-        if (excluded) change = state ? 'changed' : 'unchanged';
-        else if (!state) change = 'new';
-        else
-          change =
-            state.checksum !== draft.checksum || state.metaHash !== draft.metaHash
-              ? 'changed'
-              : 'unchanged';
+        // The versioning rule itself (docs/protocol.md §3.1) says whether publishing changes it.
+        const { change } = nextState(state, draft, now);
         return {
           id: draft.id,
           key,
@@ -178,7 +140,7 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
           title: draft.item.title ?? '',
           url: draft.item.url,
           checksum: draft.checksum,
-          state: change,
+          state: excluded ? (state ? 'changed' : 'unchanged') : PREVIEW_STATE[change],
           published: state ? { version: versionString(state), checksum: state.checksum } : null,
           license: draft.item.license,
           usage: { ...draft.item.usage },
@@ -192,9 +154,13 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
         };
       });
 
-      const removed = tracked
-        .filter((s) => !s.removed && !publishedById.has(s.itemId))
-        .map((s) => ({ id: s.itemId, title: s.data.title ?? s.itemId }));
+      // What the tracker would record as removed in this locale.
+      const removed = preview.changelog
+        .filter((c) => c.kind === 'removed' && c.lang === lang)
+        .map(({ itemId }) => ({
+          id: itemId,
+          title: trackedById.get(itemId)?.data.title ?? itemId,
+        }));
 
       const inherited = resolvePolicy([site.defaults, type.policy], site.defaults.license);
       const inheritedSources = policySources([
@@ -202,10 +168,7 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
         ['type', type.policy],
       ]);
       const articleState = tracked.find((s) => s.type === 'article' && !s.removed);
-      // The reason the tracker compares a new one with (core/tracking.ts freshReason): the last live page's, else the last removed one's.
-      const pages = tracked.filter((s) => s.type === 'article');
-      const pageState =
-        pages.filter((s) => !s.removed).pop() ?? pages.filter((s) => s.removed).pop();
+      const reason = lastRecordedReason(tracked, lang);
       return {
         uid,
         documentId,
@@ -221,7 +184,7 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
         publishedVersion: articleState ? versionString(articleState) : null,
         sensitive: entry.metadata.sensitive === true,
         problems,
-        ...(pageState?.reason ? { lastRecordedReason: pageState.reason } : {}),
+        ...(reason ? { lastRecordedReason: reason } : {}),
       };
     },
   };

@@ -3,7 +3,7 @@ import { errors } from '@strapi/utils';
 import { ACTIONS, actionUid } from '../core/actions';
 import { stableStringify } from '../core/canonical';
 import { METADATA_ATTRIBUTE } from '../../../shared/constants';
-import { entryMetadataSchema } from '../core/metadata';
+import { entryMetadataSchema } from '../../../shared/metadata-schema';
 import { createSourceRepository } from '../repositories/source-repository';
 import { settingsIssues } from '../../../shared/settings-schema';
 import { getService } from '../utils/get-service';

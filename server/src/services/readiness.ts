@@ -1,12 +1,12 @@
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { Core } from '@strapi/strapi';
-import { PAGE_LIMIT_MAX, SCHEMA_ID } from '../../../shared/constants';
+import { PAGE_LIMIT_MAX } from '../../../shared/constants';
 import { NoSnapshotError } from '../core/errors';
 import {
   READINESS_CHECK_IDS,
   READINESS_FAILURES_MAX,
+  PagingCheck,
   ReadinessTally,
+  manifestValidators,
   type ReadinessCheckId,
   contentManagerEditPath,
   type ItemCheckResult,
@@ -37,33 +37,12 @@ const DELTA_CHECK_MAX_ENTRIES = 2000;
 /** A report is reused for the same snapshot this long (the 90-day window moves slowly). */
 const REPORT_TTL_MS = 10 * 60_000;
 
-interface SchemaValidators {
-  item: ValidateFunction;
-  page: ValidateFunction;
-}
+let validators: ReturnType<typeof manifestValidators> | undefined;
 
-let validators: SchemaValidators | undefined;
-
-/** Validators of the published schema (ajv, JSON Schema 2020-12), compiled once per process. */
-function schemaValidators(): SchemaValidators {
-  if (!validators) {
-    const ajv = new Ajv2020({ strict: true, allErrors: true });
-    addFormats(ajv);
-    ajv.addSchema(MANIFEST_SCHEMA);
-    validators = {
-      item: ajv.getSchema(`${SCHEMA_ID}#/$defs/item`)!,
-      page: ajv.getSchema(SCHEMA_ID)!,
-    };
-  }
+/** Validators of the published schema, compiled once per process. */
+function schemaValidators(): ReturnType<typeof manifestValidators> {
+  validators ??= manifestValidators(MANIFEST_SCHEMA);
   return validators;
-}
-
-function errorText(validate: ValidateFunction): string {
-  const errors = validate.errors ?? [];
-  const shown = errors
-    .slice(0, 3)
-    .map((e) => `${e.instancePath || '(item)'} ${e.message ?? 'is invalid'}`);
-  return shown.join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more` : '');
 }
 
 /**
@@ -77,56 +56,36 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = createItemRepository({ strapi });
   let cached: { seq: number; policy: string; at: number; report: ReadinessReport } | null = null;
 
-  /** Page through snapshot S with the manifest service: returns paging problems. */
+  /** Page through snapshot S with the manifest service: its paging problems are in `paging`. */
   async function crawl(
     snapshot: SnapshotRecord,
     tally: ReadinessTally,
+    paging: PagingCheck,
     pageLimit: number,
-    seen: Map<string, string>,
     onPage: (items: ManifestItem[]) => Promise<void>,
-  ): Promise<string[]> {
+  ): Promise<void> {
     const manifest = getService(strapi, 'manifest');
-    const { page: validatePage } = schemaValidators();
-    const problems: string[] = [];
     let resolved = { snapshot, after: '' };
-    let pages = 0;
     let count = 0;
     for (;;) {
       const page = await manifest.page({ limit: pageLimit }, resolved);
-      pages += 1;
-      if (page.snapshot.id !== String(snapshot.seq))
-        problems.push(`page ${pages} came from snapshot ${page.snapshot.id}, not ${snapshot.seq}`);
-      if (!validatePage({ ...page, items: [] }))
-        problems.push(
-          `page ${pages}: the envelope does not match schema.json (${errorText(validatePage)})`,
-        );
+      const goesOn = paging.add(page);
       for (const item of page.items) {
         count += 1;
-        if (seen.has(item.id)) problems.push(`item ${item.id} appears twice while paging`);
-        seen.set(item.id, item.version);
         tally.add(item);
       }
       await onPage(page.items);
-      if (page.items.length > pageLimit)
-        problems.push(
-          `page ${pages} holds ${page.items.length} items, more than limit ${pageLimit}`,
-        );
-      if (!page.next_page_token) break;
-      if (page.items.length === 0) {
-        problems.push(`page ${pages} is empty but has a next_page_token`);
-        break;
-      }
+      if (!page.next_page_token || !goesOn) break;
       resolved = await manifest.resolve({ limit: pageLimit, page_token: page.next_page_token });
       if (resolved.snapshot.seq !== snapshot.seq) {
-        problems.push(
-          `the token of page ${pages} leads to snapshot ${resolved.snapshot.seq}, not ${snapshot.seq}`,
+        paging.problems.push(
+          `the token of page ${paging.pageCount()} leads to snapshot ${resolved.snapshot.seq}, not ${snapshot.seq}`,
         );
         break;
       }
     }
     if (count !== snapshot.itemCount)
-      problems.push(`paging gave ${count} items, the snapshot holds ${snapshot.itemCount}`);
-    return problems;
+      paging.problems.push(`paging gave ${count} items, the snapshot holds ${snapshot.itemCount}`);
   }
 
   /**
@@ -270,17 +229,18 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     pageLimit: number,
   ): Promise<ReadinessReport> {
     const started = Date.now();
-    const { item: validateItem } = schemaValidators();
-    const tally = new ReadinessTally({
-      now,
-      validateItem: (item: ManifestItem) => (validateItem(item) ? null : errorText(validateItem)),
+    const { item: validateItem, page: validatePage } = schemaValidators();
+    const tally = new ReadinessTally({ now, validateItem });
+    // Also keeps id → version of every item paged through: what the delta is checked against.
+    const paging = new PagingCheck({
+      limit: pageLimit,
+      snapshot: String(snapshot.seq),
+      validatePage,
     });
-    // Id → version of every item paged through: what the delta is checked against.
-    const versions = new Map<string, string>();
     // Items whose licence or usage is not what the settings and entries give now, with why.
     const policy = new Map<string, { title: string; detail: string }>();
     let policyCount = 0;
-    const paging = await crawl(snapshot, tally, pageLimit, versions, async (page) => {
+    await crawl(snapshot, tally, paging, pageLimit, async (page) => {
       const described = await items.describe(
         snapshot.seq,
         page.map((item) => item.id),
@@ -308,13 +268,15 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
           policy.set(item.id, { title: item.title ?? item.id, detail });
       }
     });
-    const delta = await deltaProblems(snapshot, pageLimit, versions).catch((error: unknown) => ({
-      problems: [
-        `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
-      ],
-      note: '',
-    }));
-    versions.clear();
+    const delta = await deltaProblems(snapshot, pageLimit, paging.versions).catch(
+      (error: unknown) => ({
+        problems: [
+          `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
+        ],
+        note: '',
+      }),
+    );
+    paging.versions.clear();
     const results: (Omit<ItemCheckResult, 'id'> & { id: ReadinessCheckId })[] = [
       ...tally.finish(),
       {
@@ -342,7 +304,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         },
       ]),
     );
-    const feedProblems = [...paging, ...delta.problems];
+    const feedProblems = [...paging.problems, ...delta.problems];
     byId.set('delta-and-paging', {
       id: 'delta-and-paging',
       ok: feedProblems.length === 0,

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import type { TrackedState } from '../core/tracking';
 import { createDirtyRepository } from '../repositories/dirty-repository';
 import { createItemRepository, type NewItemVersion } from '../repositories/item-repository';
 import { createLockRepository } from '../repositories/lock-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
-import { createStateRepository } from '../repositories/state-repository';
+import { createStateRepository, type StoredTrackedState } from '../repositories/state-repository';
+import { BLOB_GRACE_MS, createBlobRepository } from '../repositories/blob-repository';
 import { createPluginStoreRepository } from '../repositories/plugin-store-repository';
 import { getService } from '../utils/get-service';
 
@@ -76,6 +76,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = createStateRepository({ strapi });
   const dirty = createDirtyRepository({ strapi });
   const locks = createLockRepository({ strapi });
+  const blobs = createBlobRepository({ strapi });
   const owner = randomUUID();
   let running: Promise<RebuildResult> | null = null;
 
@@ -96,11 +97,22 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const deleted =
       (await states.collectChangelog(before, changelogRetention.keepPerItem, latest)) +
       (await states.collectRemovedStates(before));
+    const texts = await collectTexts();
+    if (texts > 0)
+      strapi.log.info(`[sitemap-ai] ${texts} stored texts no state or version references deleted`);
     if (deleted > 0)
       strapi.log.info(
         `[sitemap-ai] changelog: ${deleted} entries and removed items' states past retention deleted`,
       );
     return deleted;
+  }
+
+  /**
+   * Storage hygiene: the stored texts (item data, canonical text) that no state or retained
+   * version references any more and nobody touched within `graceMs`.
+   */
+  function collectTexts(graceMs = BLOB_GRACE_MS): Promise<number> {
+    return blobs.collect(Date.now() - graceMs, [states.references(), items.references()]);
   }
 
   async function reconcileDirty(failures: RebuildResult['failures']): Promise<void> {
@@ -129,7 +141,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  function toVersion(state: TrackedState, seq: number): NewItemVersion {
+  function toVersion(state: StoredTrackedState, seq: number): NewItemVersion {
     return {
       itemId: state.itemId,
       seqFrom: seq,
@@ -140,8 +152,10 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       sourceDocument: state.sourceDocument,
       state,
       stabilityPin: state.stabilityPin,
-      data: state.data,
-      content: state.content,
+      stored:
+        state.dataRef && state.contentRef
+          ? { dataRef: state.dataRef, contentRef: state.contentRef }
+          : { data: state.data, content: state.content },
     };
   }
 
@@ -233,6 +247,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       let closes: number[] = [];
       let batchSettled: { itemId: string; revision: number }[] = [];
       const closeOf = new Map<string, number>();
+      /** The data of each insert, as the policy check reads it. */
+      const dataOf = new Map<string, StoredTrackedState['data']>();
       for (const state of batch) {
         if (state.policyPrint !== print) {
           // Never publish a licence or usage computed under another policy: it waits, pending.
@@ -267,12 +283,19 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
           count(state.type, 1);
         }
         inserts.push(toVersion(state, seq));
+        dataOf.set(state.itemId, state.data);
         changedPages.add(String(state.data.signals?.canonical ?? state.data.url));
       }
 
       // The invariant, checked against the entries as published now: whatever is refused keeps
       // its previous version, stays pending and is recomputed at the next build.
-      const refused = new Set((await getService(strapi, 'policy').violations(inserts)).keys());
+      const refused = new Set(
+        (
+          await getService(strapi, 'policy').violations(
+            inserts.map((v) => ({ ...v, data: dataOf.get(v.itemId)! })),
+          )
+        ).keys(),
+      );
       if (refused.size > 0) {
         const refusedVersions = inserts.filter((v) => refused.has(v.itemId));
         for (const version of refusedVersions) {
@@ -362,6 +385,14 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     async collectChangelog(): Promise<number> {
       const latest = await snapshots.latest();
       return latest ? collectChangelog(latest.seq, true) : 0;
+    },
+
+    /**
+     * Delete the stored texts nothing references and nobody touched within `graceMs` now (also
+     * part of the changelog hygiene); returns how many went.
+     */
+    collectTexts(graceMs = BLOB_GRACE_MS): Promise<number> {
+      return collectTexts(graceMs);
     },
 
     /**

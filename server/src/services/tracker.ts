@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
-import { buildEntryItems, finalizeDraft, linkTranslations } from '../core/items';
+import { documentDrafts, type SiteContext } from '../core/items';
+import type { MetadataProblem } from '../core/metadata';
 import {
   diffDocument,
   ITEM_CHANGELOG_DAYS,
@@ -34,6 +35,30 @@ export interface DocumentAction {
 
 const BATCH = 100;
 
+/** The locales a document publishes in (the site's default first) and the site context. */
+export interface DocumentScope {
+  langs: string[];
+  localized: boolean;
+  site: SiteContext;
+}
+
+/** What publishing a saved draft would publish and record (the tracker's dry run). */
+export interface DocumentPreview {
+  /** The entries read: the draft in its locale, the published versions of the others. */
+  entries: EntrySource[];
+  draft: EntrySource;
+  /** What is wrong with the draft's editor values (docs/protocol.md §2). */
+  problems: MetadataProblem[];
+  /** Items the document would publish, every locale, translations linked. */
+  drafts: ItemDraft[];
+  /** The draft cannot fill its type's path pattern: it would publish nothing. */
+  unfilled: boolean;
+  /** The tracked states of the document's items, every locale. */
+  states: TrackedState[];
+  /** The changelog tracking the publish would record (nothing is written). */
+  changelog: ChangelogRecord[];
+}
+
 export interface TrackResult {
   changelog: ChangelogRecord[];
   /** Items whose state changed (the next snapshot publishes them). */
@@ -44,7 +69,9 @@ export interface TrackResult {
  * Change tracking (docs/protocol.md §3.1): compares what a document publishes now with the
  * tracked state of its items and records every change with its reason. Used
  * by the document-service middleware right after a publish, unpublish or
- * delete, and by the rebuild to reconcile what could not be recorded then.
+ * delete, and by the rebuild to reconcile what could not be recorded then. One pipeline —
+ * locales, the published (or, for a preview, draft) read, the items with their translations
+ * linked, the comparison — serves all three and the editors' panel, which runs it dry.
  */
 export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   const sources = createSourceRepository({ strapi });
@@ -53,45 +80,60 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   /** One tracking run per document at a time in this process. */
   const queues = new Map<string, Promise<unknown>>();
 
-  async function localesOf(
-    type: EnabledType | undefined,
-  ): Promise<{ langs: string[]; localized: boolean; defaultLocale: string }> {
+  /** The locales a document of `type` publishes in (the site's default first) and the site context. */
+  async function scopeOf(type: EnabledType): Promise<DocumentScope> {
     const config = settings().config();
     const { codes, defaultLocale } = await sources.locales(config.defaultLocale ?? 'en');
     const site = settings().site(defaultLocale);
-    const localized = type ? sources.isLocalized(type.uid) : false;
-    return {
-      langs: localized ? codes : [site.defaultLocale],
-      localized,
-      defaultLocale: site.defaultLocale,
-    };
+    const localized = sources.isLocalized(type.uid);
+    return { langs: localized ? codes : [site.defaultLocale], localized, site };
   }
 
-  /** Items a document publishes now, default locale first so translations can point at it. */
+  /** Items a document publishes from its entries; an entry that cannot be placed is logged when `log`. */
   function draftsOf(
     type: EnabledType,
     entries: readonly EntrySource[],
-    defaultLocale: string,
-  ): ItemDraft[] {
-    const site = settings().site(defaultLocale);
-    const ordered = [...entries].sort(
-      (a, b) => Number(b.lang === site.defaultLocale) - Number(a.lang === site.defaultLocale),
-    );
-    const drafts: ItemDraft[] = [];
-    let reference: ItemDraft[] | undefined;
-    for (const entry of ordered) {
-      let built = buildEntryItems(entry, type.policy, site);
-      if (built === null) {
+    site: SiteContext,
+    log = true,
+  ): { drafts: ItemDraft[]; unfilled: EntrySource[] } {
+    const built = documentDrafts(entries, type.policy, site);
+    if (log)
+      for (const entry of built.unfilled)
         strapi.log.warn(
           `[sitemap-ai] ${type.uid} ${entry.documentId} (${entry.lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`,
         );
-        continue;
-      }
-      if (entry.lang === site.defaultLocale) reference = built;
-      else if (reference) built = linkTranslations(reference, built);
-      drafts.push(...built.map(finalizeDraft));
+    return built;
+  }
+
+  /**
+   * One document's entries in every locale of `scope`: the published versions, except the
+   * locale `draftLang` whose saved draft is read instead (what publishing it would publish).
+   */
+  async function readDocument(
+    type: EnabledType,
+    documentId: string,
+    scope: DocumentScope,
+    draftLang?: string,
+  ): Promise<{
+    entries: EntrySource[];
+    draft: { entry: EntrySource; problems: MetadataProblem[] } | null;
+  }> {
+    const entries: EntrySource[] = [];
+    let draft: { entry: EntrySource; problems: MetadataProblem[] } | null = null;
+    for (const lang of scope.langs) {
+      const read = lang === draftLang ? sources.draftOne : sources.publishedOne;
+      const found = await read(
+        type.uid,
+        type.policy.typeKey,
+        type.map,
+        documentId,
+        scope.localized ? lang : undefined,
+        lang,
+      );
+      if (lang === draftLang) draft = found;
+      if (found) entries.push(found.entry);
     }
-    return drafts;
+    return { entries, draft };
   }
 
   interface DocumentRead {
@@ -127,6 +169,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       changelog: [] as ChangelogRecord[],
       aliases: [] as AliasRecord[],
       changed: 0,
+      states: all,
     };
     for (const { documentId, entries, drafts, langs } of documents) {
       const current = currentOf.get(documentId) ?? [];
@@ -250,24 +293,49 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
                   ...new Set((await states.forDocuments(uid, [documentId])).map((s) => s.lang)),
                 ],
               };
-            const { langs, localized, defaultLocale } = await localesOf(type);
-            const entries: EntrySource[] = [];
-            for (const lang of langs) {
-              const found = await sources.publishedOne(
-                uid,
-                type.policy.typeKey,
-                type.map,
-                documentId,
-                localized ? lang : undefined,
-                lang,
-              );
-              if (found) entries.push(found.entry);
-            }
-            return { entries, drafts: draftsOf(type, entries, defaultLocale), langs };
+            const scope = await scopeOf(type);
+            const { entries } = await readDocument(type, documentId, scope);
+            return {
+              entries,
+              drafts: draftsOf(type, entries, scope.site).drafts,
+              langs: scope.langs,
+            };
           },
           cause,
         );
       });
+    },
+
+    /** The locales a document of an enabled type publishes in, and the site context. */
+    scope: (type: EnabledType): Promise<DocumentScope> => scopeOf(type),
+
+    /**
+     * A dry run of tracking (the editors' panel, README › In the admin): what publishing the saved
+     * draft of `lang` would publish — the document read and built exactly as a publish tracks it,
+     * its other locales as published — and what the tracker would record, without writing
+     * anything. Null when the document has no draft in `lang`.
+     */
+    async preview(
+      type: EnabledType,
+      documentId: string,
+      scope: DocumentScope,
+      lang: string,
+    ): Promise<DocumentPreview | null> {
+      const { entries, draft } = await readDocument(type, documentId, scope, lang);
+      if (!draft) return null;
+      const { drafts, unfilled } = draftsOf(type, entries, scope.site, false);
+      const diff = await diffDocuments(type.uid, [
+        { documentId, entries, drafts, langs: scope.langs },
+      ]);
+      return {
+        entries,
+        draft: draft.entry,
+        problems: draft.problems,
+        drafts,
+        unfilled: unfilled.includes(draft.entry),
+        states: diff.states,
+        changelog: diff.changelog,
+      };
     },
 
     /**
@@ -285,7 +353,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const failures: { uid: string; documentId: string; message: string }[] = [];
       const seen = new Set<string>();
       for (const type of settings().enabledTypes()) {
-        const { langs, localized, defaultLocale } = await localesOf(type);
+        const scope = await scopeOf(type);
+        const { langs, localized } = scope;
         const byDocument = new Map<string, EntrySource[]>();
         for (const lang of langs) {
           for await (const { entry } of sources.published(
@@ -315,7 +384,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
                 return {
                   documentId,
                   entries,
-                  drafts: draftsOf(type, entries, defaultLocale),
+                  drafts: draftsOf(type, entries, scope.site).drafts,
                   langs,
                 };
               }),
@@ -338,7 +407,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
                 apply(
                   type.uid,
                   documentId,
-                  async () => ({ entries, drafts: draftsOf(type, entries, defaultLocale), langs }),
+                  async () => ({
+                    entries,
+                    drafts: draftsOf(type, entries, scope.site).drafts,
+                    langs,
+                  }),
                   cause,
                 ),
               );

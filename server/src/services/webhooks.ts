@@ -10,6 +10,7 @@ import {
   WEBHOOK_USER_AGENT,
   type WebhookDeliveryStatus,
 } from '../../../shared/constants';
+import { forEachLimited } from '../core/concurrency';
 import { InvalidParameterError } from '../core/errors';
 import { isHttpUrl } from '../../../shared/urls';
 import {
@@ -163,19 +164,6 @@ function signedHeaders(
     [WEBHOOK_DELIVERY_HEADER]: deliveryId,
     [WEBHOOK_EVENT_HEADER]: event,
   };
-}
-
-/** Run `task` over `items`, at most `limit` at a time. */
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /**

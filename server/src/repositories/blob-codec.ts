@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/**
+ * How the plugin stores an item's data and canonical text (README "Storage"): each distinct text
+ * once, under a key derived from it, deflated against a fixed dictionary of what manifest items
+ * repeat (field names, usage values, citation templates, Markdown structure). A stored body starts
+ * with its format letter, so bodies written in one format stay readable when another is added:
+ *   `z` — raw deflate with DICTIONARY_V1, base64;
+ *   `p` — the text itself.
+ * DICTIONARY_V1 must never change: stored bodies depend on it byte for byte.
+ */
+const DICTIONARY_V1 = Buffer.from(
+  [
+    '| --- | --- |\n|---|---|\n![](/uploads/ "")\n\n## \n\n### \n\n- \n\n1. **',
+    '{"rel":"cites","url":"https://{"rel":"source","url":"https://',
+    '"columns":[{"name":"","unit":""}],"units":"source_method":"update_cycle":"alt":"caption":',
+    '"stability_score":"revisit_after":"P30D","authors":["topics":["embedding_hint":{"chunk":"by_h2","max_tokens":800}',
+    ',"citation":{"apa":" (v1.0). https://","bibtex":"@online{_2026,\\n  title = {},\\n  author = {},',
+    '\\n  organization = {},\\n  year = {2026},\\n  version = {v1.0},\\n  url = {https://},',
+    '\\n  langid = {en},\\n  date = {2026-01-01}\\n}"},"changelog":[{"date":"2026-01-01T00:00:00.000Z",',
+    '"version":"v1.0","desc":"section \' added"}]}',
+    '{"id":"article::en:","url":"https://www./en/articles/#","type":"section","parent":"article::en",',
+    '"lang":"en","title":"","license":"https://creativecommons.org/licenses/by/4.0/",',
+    '"usage":{"train":"deny","infer":"allow-with-citation","cache":"allow","redistribute":"deny"},',
+    '"checksum":"sha256:","evidence":[],"schema":["WebPageElement"],',
+    '"signals":{"canonical":"https://","first_published":"2026-01-01T00:00:00.000Z"},',
+    '"content_url":"https:///api/sitemap-ai/fragments/article::en:/content","version":"v1.0",',
+    '"modified":"2026-01-01T00:00:00.000Z","citation":{"apa":"',
+  ].join(''),
+);
+
+/** The key of a stored text: 192 bits of its SHA-256, base64url (32 characters). */
+export function blobKey(text: string): string {
+  return createHash('sha256').update(text).digest().subarray(0, 24).toString('base64url');
+}
+
+/** The stored body of `text`: deflated when that is smaller. */
+export function encodeBlob(text: string): string {
+  const packed = `z${deflateRawSync(text, { dictionary: DICTIONARY_V1 }).toString('base64')}`;
+  return packed.length < text.length + 1 ? packed : `p${text}`;
+}
+
+/** The text of a stored body (any format this or an earlier release wrote). */
+export function decodeBlob(body: string): string {
+  const format = body.charAt(0);
+  if (format === 'p') return body.slice(1);
+  if (format === 'z')
+    return inflateRawSync(Buffer.from(body.slice(1), 'base64'), {
+      dictionary: DICTIONARY_V1,
+    }).toString('utf8');
+  throw new Error(`stored text of an unknown format "${format}"`);
+}

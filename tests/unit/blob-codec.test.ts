@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { blobKey, decodeBlob, encodeBlob } from '../../server/src/repositories/blob-codec';
+
+describe('stored texts (blob codec)', () => {
+  it('gives back every text it stored, in either format', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 3000 }), (text) => {
+        expect(decodeBlob(encodeBlob(text))).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stores a manifest item in a fraction of its JSON', () => {
+    const item = JSON.stringify({
+      id: 'article:geo-index:en:why-classic-sitemaps-fail',
+      url: 'https://example.com/en/articles/geo-index#why-classic-sitemaps-fail',
+      type: 'section',
+      parent: 'article:geo-index:en',
+      lang: 'en',
+      title: 'Why classic sitemaps fail',
+      license: 'https://creativecommons.org/licenses/by/4.0/',
+      usage: { train: 'deny', infer: 'allow-with-citation', cache: 'allow', redistribute: 'deny' },
+      checksum: 'sha256:7538188068fa7966f3ae265bbf743104f3009827df52477d80a362bce300021a',
+      schema: ['WebPageElement'],
+      version: 'v1.0',
+    });
+    const stored = encodeBlob(item);
+    expect(stored.startsWith('z')).toBe(true);
+    expect(stored.length).toBeLessThan(item.length / 2);
+  });
+
+  it('keeps a text as it is when deflating would not make it smaller', () => {
+    expect(encodeBlob('')).toBe('p');
+    expect(encodeBlob('x')).toBe('px');
+    expect(decodeBlob('px')).toBe('x');
+  });
+
+  it('refuses a body of an unknown format instead of guessing', () => {
+    expect(() => decodeBlob('qabc')).toThrow(/unknown format "q"/);
+  });
+
+  it('keys a text by its bytes: same text, same key; any change, another key', () => {
+    expect(blobKey('a text')).toBe(blobKey('a text'));
+    expect(blobKey('a text')).not.toBe(blobKey('a text.'));
+    expect(blobKey('a text')).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+});
