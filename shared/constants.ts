@@ -52,7 +52,11 @@ export const MAX_TOKENS_LIMIT = 32_768;
 
 /** docs/protocol.md §1: fragment keys are heading slugs; kept short so ids stay usable in URLs. */
 export const FRAGMENT_KEY_MAX_LENGTH = 80;
+/** The slug part of a prefixed fragment key (`faq-…`, `table-…`, `dataset-…`): the prefix fits in the 80. */
+export const PREFIXED_KEY_SLUG_MAX_LENGTH = 70;
 export const ENTRY_KEY_MAX_LENGTH = 100;
+/** The type part of an item id (a content type's `idPrefix` or singular name). */
+export const TYPE_KEY_MAX_LENGTH = 60;
 /** Item ids are stored in a 255-character column. */
 export const ITEM_ID_MAX_LENGTH = 255;
 /** Separator of the parts of an item id: never produced by a slug. */
@@ -78,6 +82,9 @@ export const DEFAULT_SNAPSHOT_RETENTION = 10;
 /** Rich-text inputs above this size are refused rather than fragmented (docs/protocol.md §7). */
 export const MAX_RICH_TEXT_CHARS = 2_000_000;
 
+/** docs/protocol.md §4: changelog entries per page unless `limit` says otherwise. */
+export const CHANGELOG_PAGE_DEFAULT = 50;
+
 /** Page tokens: HMAC-SHA256, base64url; bounded so a hostile token cannot cost much. */
 export const PAGE_TOKEN_MAX_LENGTH = 1024;
 export const PAGE_TOKEN_VERSION = 1;
@@ -87,6 +94,10 @@ export const PAGE_TOKEN_VERSION = 1;
  * integer column on every database we run on (PostgreSQL's `integer` is the narrowest).
  */
 export const TOKEN_POSITION_MAX = 2_147_483_647;
+
+/** Units of time in milliseconds, for retention windows and ages counted in days or hours. */
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 
 /** Plugin id as Strapi knows it. */
 export const PLUGIN_ID = 'sitemap-ai' as const;

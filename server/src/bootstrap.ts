@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { PLUGIN_ID } from '../../shared/constants';
 import { ACTIONS } from './core/actions';
 import { getService } from './utils/get-service';
 
@@ -25,21 +26,22 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
       displayName,
       uid,
       subCategory,
-      pluginName: 'sitemap-ai',
+      pluginName: PLUGIN_ID,
     })),
   );
-  const settings = getService(strapi, 'settings');
-  // The Settings saved in the admin go on top of the file config from here on.
-  await settings.load();
-  await settings.loadTokenSecret();
-  settings.enabledTypes();
+  const config = getService(strapi, 'config');
+  // The Settings saved in the admin go on top of the file config from here on (nothing follows
+  // the config yet: the schedule starts below with what is loaded now).
+  await config.load();
+  await config.loadTokenSecret();
+  config.enabledTypes();
   // A change of config/plugins since the last start is logged here and applied by the next rebuild.
-  await settings.noticeFileConfig();
+  await getService(strapi, 'settings').noticeFileConfig();
   // This instance's presence (and config) for the others on the database.
   const instances = getService(strapi, 'instances');
   await instances.heartbeat();
   instances.start();
-  if (settings.config().rebuildOnBootstrap) {
+  if (config.config().rebuildOnBootstrap) {
     const current = await getService(strapi, 'manifest')
       .current()
       .catch(() => null);

@@ -8,5 +8,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'scheduler').stop();
   await getService(strapi, 'webhooks').stopDeliveryLoop();
   await getService(strapi, 'instances').stop();
-  getService(strapi, 'settings').reset();
+  getService(strapi, 'config').reset();
 };

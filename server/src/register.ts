@@ -5,12 +5,6 @@ import { createMethodGuard } from './middlewares/method-guard';
 import { createTrackChangesMiddleware } from './middlewares/track-changes';
 import { getService } from './utils/get-service';
 
-type ContentTypeSchema = {
-  kind?: string;
-  attributes: Record<string, unknown>;
-  pluginOptions?: { i18n?: { localized?: boolean } };
-};
-
 /**
  * Registers change tracking (a document-service middleware) and adds the
  * editors' JSON attribute `sitemapAi` (README › In the admin): private (never in the public
@@ -26,29 +20,22 @@ type ContentTypeSchema = {
  * alone on a type that is not enabled, and stops start-up on one that is.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const config = getService(strapi, 'config');
+  const schemas = config.schemas;
   const enabledInFile = new Set(
-    Object.entries(getService(strapi, 'settings').fileConfig().contentTypes)
+    Object.entries(config.fileConfig().contentTypes)
       .filter(([, typeConfig]) => typeConfig.enabled)
       .map(([uid]) => uid),
   );
-  const contentTypes = strapi.contentTypes as unknown as Record<
-    string,
-    ContentTypeSchema | undefined
-  >;
   for (const uid of enabledInFile) {
-    if (!contentTypes[uid])
+    if (!schemas.get(uid))
       throw new ConfigError(`contentTypes["${uid}"]`, 'no such content type in this Strapi app');
   }
-  const targets = Object.keys(contentTypes).filter((uid) => {
-    const kind = contentTypes[uid]?.kind;
-    return (
-      enabledInFile.has(uid) ||
-      (uid.startsWith('api::') && (kind === 'collectionType' || kind === 'singleType'))
-    );
-  });
+  const targets = Object.keys(schemas.all()).filter(
+    (uid) => enabledInFile.has(uid) || schemas.isAppType(uid),
+  );
   for (const uid of targets) {
-    const contentType = contentTypes[uid]!;
-    const existing = contentType.attributes[METADATA_ATTRIBUTE] as { type?: string } | undefined;
+    const existing = schemas.attribute(uid, METADATA_ATTRIBUTE);
     if (existing && existing.type !== 'json') {
       if (enabledInFile.has(uid)) {
         throw new ConfigError(
@@ -61,14 +48,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       );
       continue;
     }
-    contentType.attributes[METADATA_ATTRIBUTE] = {
+    schemas.defineAttribute(uid, METADATA_ATTRIBUTE, {
       type: 'json',
       private: true,
       configurable: false,
       visible: false,
       writable: true,
-      pluginOptions: { i18n: { localized: contentType.pluginOptions?.i18n?.localized === true } },
-    };
+      pluginOptions: { i18n: { localized: schemas.isLocalized(uid) } },
+    });
   }
   strapi.documents.use(createTrackChangesMiddleware({ strapi }) as never);
   // Ahead of the app's middlewares (body parser included): wrong methods on our read-only paths.

@@ -71,6 +71,27 @@ describe.each(testDatabases())(
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body.data as DashboardData;
     };
+    /** Edit the English draft of the geo-index article and publish it. */
+    const publishGeoIndexEdit = async (edit: (body: string) => string): Promise<void> => {
+      const documents = app.strapi.documents('api::article.article' as never) as unknown as {
+        findFirst(p: object): Promise<{ documentId: string; body: string }>;
+        update(p: object): Promise<unknown>;
+        publish(p: object): Promise<unknown>;
+      };
+      const doc = await documents.findFirst({
+        filters: { slug: 'geo-index' },
+        locale: 'en',
+        status: 'draft',
+      });
+      await documents.update({
+        documentId: doc.documentId,
+        locale: 'en',
+        data: { body: edit(doc.body) },
+      });
+      await documents.publish({ documentId: doc.documentId, locale: 'en' });
+    };
+    const rebuild = () =>
+      app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
     const check = (data: DashboardData, id: string) =>
       data.readiness.find((c) => c.id === id) as ReadinessCheck;
 
@@ -187,26 +208,8 @@ describe.each(testDatabases())(
       const before = fragment.body.item as ManifestItem;
 
       // The intro changes and a new snapshot is published.
-      const documents = app.strapi.documents('api::article.article' as never) as unknown as {
-        findFirst(p: object): Promise<{ documentId: string; body: string }>;
-        update(p: object): Promise<unknown>;
-        publish(p: object): Promise<unknown>;
-      };
-      const doc = await documents.findFirst({
-        filters: { slug: 'geo-index' },
-        locale: 'en',
-        status: 'draft',
-      });
-      await documents.update({
-        documentId: doc.documentId,
-        locale: 'en',
-        data: { body: `A new first sentence of the intro. ${doc.body}` },
-      });
-      await documents.publish({ documentId: doc.documentId, locale: 'en' });
-      await app.strapi
-        .plugin('sitemap-ai')
-        .service('snapshot-builder')
-        .rebuild({ trigger: 'test' });
+      await publishGeoIndexEdit((body) => `A new first sentence of the intro. ${body}`);
+      await rebuild();
 
       const stale = await app.http
         .get(`${API}/fragments/${id}`)
@@ -245,6 +248,34 @@ describe.each(testDatabases())(
       expect(last[2]).toMatchObject({ route: 'fragment', drift: false, status: 304 });
       const data = await dashboard();
       expect(row(data.ingest, 'GPTBot', 'section')!.drift).toBeGreaterThanOrEqual(1);
+    });
+
+    it('logs the item an old id answered with: its current id, type and version, as the route served it', async () => {
+      // Given a heading renamed since an agent learnt its id (the old id is an alias now)
+      const oldId = 'article:geo-index:en:a-minimal-sitemap-ai-format';
+      const newId = 'article:geo-index:en:a-smaller-sitemap-ai-format';
+      await publishGeoIndexEdit((body) => {
+        expect(body).toContain('## A minimal sitemap-AI format');
+        return body.replace('## A minimal sitemap-AI format', '## A smaller sitemap-AI format');
+      });
+      await rebuild();
+
+      // When an agent asks for the old id, and for its content
+      const fragment = await app.http
+        .get(`${API}/fragments/${oldId}`)
+        .set('User-Agent', GPTBOT)
+        .expect(200);
+      const served = fragment.body.item as ManifestItem;
+      expect(served.id).toBe(newId);
+      await app.http.get(`${API}/fragments/${oldId}/content`).set('User-Agent', GPTBOT).expect(200);
+
+      // Then both entries name the item served, not the id asked for
+      await accessLog().flush();
+      const last = (await accessLog().list()).filter((e) => e.agent === 'GPTBot').slice(-2);
+      expect(last).toMatchObject([
+        { route: 'fragment', itemId: newId, itemType: 'section', servedVersion: served.version },
+        { route: 'content', itemId: newId, itemType: 'section', servedVersion: served.version },
+      ]);
     });
 
     it('deletes entries older than the retention (and past days’ salts), and counts only the window', async () => {
@@ -353,22 +384,7 @@ describe.each(testDatabases())(
     });
 
     it('shows pending changes and freshness while a publish waits for the next snapshot', async () => {
-      const documents = app.strapi.documents('api::article.article' as never) as unknown as {
-        findFirst(p: object): Promise<{ documentId: string; body: string }>;
-        update(p: object): Promise<unknown>;
-        publish(p: object): Promise<unknown>;
-      };
-      const doc = await documents.findFirst({
-        filters: { slug: 'geo-index' },
-        locale: 'en',
-        status: 'draft',
-      });
-      await documents.update({
-        documentId: doc.documentId,
-        locale: 'en',
-        data: { body: `${doc.body}\n\nA closing line.` },
-      });
-      await documents.publish({ documentId: doc.documentId, locale: 'en' });
+      await publishGeoIndexEdit((body) => `${body}\n\nA closing line.`);
       const waiting = await dashboard();
       expect(waiting.pendingChanges).toBeGreaterThan(0);
       expect(waiting.freshnessHours).toBeGreaterThanOrEqual(0);

@@ -47,7 +47,7 @@ describe.each(testDatabases())('Discovery settings on %s', (client) => {
       .post('/sitemap-ai/discovery/preview')
       .set(auth(token))
       .send(body as object);
-  const settingsService = () => app.strapi.plugin('sitemap-ai').service('settings');
+  const configService = () => app.strapi.plugin('sitemap-ai').service('config');
   const document = async (path: string): Promise<string> =>
     (await app.http.get(path).expect(200)).text;
   /** Save the file config's Discovery values again, so each test starts from them. */
@@ -95,7 +95,7 @@ describe.each(testDatabases())('Discovery settings on %s', (client) => {
     await save((await read()).settings).expect(200);
     await builder.rebuild({ trigger: 'test' });
     const before = await read();
-    const fingerprint = settingsService().policyFingerprint() as string;
+    const fingerprint = configService().policyFingerprint() as string;
     const settings = clone(before.settings);
     settings.discovery = {
       title: TITLE,
@@ -118,7 +118,7 @@ describe.each(testDatabases())('Discovery settings on %s', (client) => {
     expect(userAgents(await document('/robots.txt'))).toEqual(['GPTBot', 'PerplexityBot', '*']);
 
     // No item changes: the policy fingerprint stays, and the next rebuild re-compares nothing.
-    expect(settingsService().policyFingerprint()).toBe(fingerprint);
+    expect(configService().policyFingerprint()).toBe(fingerprint);
     const tracker = app.strapi.plugin('sitemap-ai').service('tracker');
     const reconcileAll = vi.spyOn(tracker, 'reconcileAll');
     try {
@@ -129,7 +129,7 @@ describe.each(testDatabases())('Discovery settings on %s', (client) => {
       const changed = clone(settings);
       changed.defaults.usage.cache = changed.defaults.usage.cache === 'deny' ? 'allow' : 'deny';
       await save(changed).expect(200);
-      expect(settingsService().policyFingerprint()).not.toBe(fingerprint);
+      expect(configService().policyFingerprint()).not.toBe(fingerprint);
       await builder.rebuild({ trigger: 'test' });
       expect(reconcileAll).toHaveBeenCalledTimes(1);
       await save(before.settings).expect(200);
@@ -296,7 +296,7 @@ describe.each(testDatabases())('Discovery settings on %s', (client) => {
     const after = await read();
     expect(after.updatedAt).not.toBe(data.updatedAt);
     expect(after.settings.rateLimit.max).toBe(777_777);
-    expect(settingsService().config().rateLimit.max).toBe(777_777);
+    expect(configService().config().rateLimit.max).toBe(777_777);
     expect(after.settings.discovery).toEqual(fileDiscovery);
     await save(data.settings).expect(200);
   });

@@ -40,7 +40,7 @@ describe.each(testDatabases())('fuzzed requests on %s', (client) => {
     ids = (first.body.items as { id: string }[]).map((i) => i.id);
     const delta = await app.http.get(`${API}/delta`).query({ since: 0, limit: 3 }).expect(200);
     const history = await app.http.get(`${API}/fragments/${ids[0]}/changelog`).query({ limit: 1 });
-    const secret = app.strapi.plugin('sitemap-ai').service('settings').tokenSecret() as string;
+    const secret = app.strapi.plugin('sitemap-ai').service('config').tokenSecret() as string;
     tokens = [
       first.body.next_page_token as string,
       delta.body.next_page_token as string,

@@ -10,7 +10,7 @@ import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
  */
 describe.each(testDatabases())('page tokens on %s', (client) => {
   let app: TestApp;
-  const secret = () => app.strapi.plugin('sitemap-ai').service('settings').tokenSecret() as string;
+  const secret = () => app.strapi.plugin('sitemap-ai').service('config').tokenSecret() as string;
   const mint = (snapshot: number, after: string, feed: string) =>
     encodePageToken({ snapshot, after, filters: '', feed }, secret());
 

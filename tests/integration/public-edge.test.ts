@@ -102,3 +102,33 @@ describe.each(testDatabases())(
     });
   },
 );
+
+describe.runIf(testDatabases().includes('sqlite'))(
+  'the public paths under another REST prefix of the app (api.rest.prefix)',
+  () => {
+    let app: TestApp;
+
+    beforeAll(async () => {
+      app = await bootPlayground('sqlite', { env: { API_REST_PREFIX: '/v2' } });
+    });
+
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('serves the manifest, its content URLs and the 405 guard below that prefix, nothing below /api', async () => {
+      const page = (await app.http.get('/v2/sitemap-ai/manifest').query({ limit: 20 }).expect(200))
+        .body as { items: { id: string; content_url: string }[] };
+      expect(page.items.length).toBeGreaterThan(0);
+      for (const item of page.items)
+        expect(new URL(item.content_url).pathname).toBe(
+          `/v2/sitemap-ai/fragments/${item.id}/content`,
+        );
+      await app.http.get(new URL(page.items[0]!.content_url).pathname).expect(200);
+      await app.http.get('/api/sitemap-ai/manifest').expect(404);
+      const refused = await app.http.post('/v2/sitemap-ai/manifest').send({ a: 1 });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.allow).toBe('GET, HEAD');
+    });
+  },
+);

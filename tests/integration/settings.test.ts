@@ -61,7 +61,7 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
       .put('/sitemap-ai/settings')
       .set(auth(owner))
       .send(settings as object);
-  const config = () => app.strapi.plugin('sitemap-ai').service('settings').config();
+  const config = () => app.strapi.plugin('sitemap-ai').service('config').config();
   const rebuild = () =>
     app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
   const stored = () =>
@@ -373,6 +373,31 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     expect((await crawl(app.http)).items.filter((i) => i.id.startsWith('internal-memo:'))).toEqual(
       [],
     );
+  });
+
+  it('keeps the enabled types computed until the Settings change, and computes them again after a save', async () => {
+    const service = app.strapi.plugin('sitemap-ai').service('config');
+    const original = clone((await read()).settings);
+    // Given the enabled types as every publish reads them
+    const first = service.enabledTypes() as { uid: string; policy: { maxTokens: number } }[];
+    expect(service.enabledTypes()).toBe(first);
+    expect(service.trackedUids()).toBe(service.trackedUids());
+    const guide = first.find((t) => t.uid === 'api::guide.guide')!;
+    // When a save changes one of them
+    const settings = clone(original);
+    settings.contentTypes['api::guide.guide']!.maxTokens = guide.policy.maxTokens + 100;
+    await save(settings).expect(200);
+    // Then they are computed again, with the saved value
+    const after = service.enabledTypes() as typeof first;
+    expect(after).not.toBe(first);
+    expect(after.find((t) => t.uid === 'api::guide.guide')!.policy.maxTokens).toBe(
+      guide.policy.maxTokens + 100,
+    );
+    await save(original).expect(200);
+    expect(
+      (service.enabledTypes() as typeof first).find((t) => t.uid === 'api::guide.guide')!.policy
+        .maxTokens,
+    ).toBe(guide.policy.maxTokens);
   });
 
   it('resets the rate limiter with the new limits', async () => {

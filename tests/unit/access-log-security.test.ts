@@ -5,7 +5,6 @@ import {
   detectDrift,
   ingestType,
   isSuccessfulStatus,
-  itemIdFromContentLocation,
   loggableItemId,
   parseClientValidators,
   pseudonymiseClient,
@@ -62,17 +61,6 @@ describe('hostile request values are bounded', () => {
     [['a', 'b'], null],
   ])('Given the path id %j, Then the logged id is %j', (raw, expected) => {
     expect(loggableItemId(raw)).toBe(expected);
-  });
-
-  it('Given a Content-Location of an alias answer, Then the current id is read from it', () => {
-    expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/article:a:en:new')).toBe(
-      'article:a:en:new',
-    );
-    expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/article:a:en:new/content')).toBe(
-      'article:a:en:new',
-    );
-    expect(itemIdFromContentLocation(undefined)).toBeNull();
-    expect(itemIdFromContentLocation('/api/sitemap-ai/fragments/<script>/content')).toBeNull();
   });
 
   it('Given If-None-Match values, Then versions of fragment ETags and checksums of content ETags are read', () => {

@@ -4,8 +4,9 @@ import { useAdminGet, type AdminGet } from './useAdminGet';
 
 /**
  * GET /sitemap-ai/entries/:uid/:documentId?locale= — the entry's inherited
- * policy, configured licences and fragments as they would be published.
- * A 400 answer means the content type is not indexed.
+ * policy, configured licences and fragments as they would be published. Asked only for an
+ * indexed type (useEnabledContentTypes) and a saved entry; a 404 `NotFoundError` means the
+ * entry has no draft in this locale yet.
  */
 export function useEntryPanelData(
   uid: string | null,

@@ -7,7 +7,7 @@ import { sha256Hex } from '../core/canonical';
 import { InvalidParameterError } from '../core/errors';
 import type { DiscoveryIndex } from '../services/discovery';
 import { getService } from '../utils/get-service';
-import { respondWithCache, respondWithMarkdown } from './http';
+import { markServed, respondWithCache, respondWithMarkdown } from './http';
 
 /** The documents the root of the Strapi origin can answer (config `discovery.serveAtRoot`). */
 export type RootDocument = 'llms' | 'llms-full' | 'tdmrep' | 'sitemap' | 'robots';
@@ -26,7 +26,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
 
   /** ETag of a whole-site document: the snapshot, the policy and the discovery settings. */
   function etagOf(idx: DiscoveryIndex, name: string): string {
-    const config = getService(strapi, 'settings').config().discovery;
+    const config = getService(strapi, 'config').config().discovery;
     return `"s${idx.snapshot.seq}-${name}-${idx.fingerprint}-${sha256Hex(JSON.stringify(config)).slice(0, 12)}"`;
   }
 
@@ -104,6 +104,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
       validateNoParams(ctx.query);
       await getService(strapi, 'agents').requireVerified(ctx, 'content');
       const { snapshot, item, checksum, content } = await discovery().pageMarkdown(id);
+      markServed(ctx, item);
       await respondWithMarkdown(ctx, { checksum, content, lastModified: snapshot.builtAt }, () =>
         setPolicy(ctx, item),
       );
@@ -113,6 +114,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
       const id = validateItemId(ctx.params.id);
       validateNoParams(ctx.query);
       const { snapshot, item, body } = await discovery().pageJsonLd(id);
+      markServed(ctx, item);
       const etag = `"s${snapshot.seq}-jsonld-${sha256Hex(JSON.stringify(body)).slice(0, 20)}"`;
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
         ctx.type = 'application/ld+json; charset=utf-8';
@@ -129,7 +131,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
    */
   function atRoot(document: RootDocument, handler: (ctx: Context) => Promise<void>) {
     return async (ctx: Context) => {
-      const config = getService(strapi, 'settings').config().discovery;
+      const config = getService(strapi, 'config').config().discovery;
       if (!config.serveAtRoot) return;
       if (document === 'robots') {
         const publicDir = strapi.dirs?.static?.public;

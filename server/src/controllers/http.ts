@@ -1,4 +1,22 @@
 import type { Context } from 'koa';
+import type { ManifestItem } from '../../../shared/contracts/manifest';
+import type { PublicRouteState } from '../middlewares/access-log';
+
+/**
+ * Say which item the answer serves (its current id, version and checksum), for the access log
+ * (README › Observability): set in `ctx.state` before the answer, 304s included.
+ */
+export function markServed(
+  ctx: Context,
+  item: Pick<ManifestItem, 'id' | 'type' | 'version' | 'checksum'>,
+): void {
+  (ctx.state as PublicRouteState).sitemapAiServed = {
+    itemId: item.id,
+    type: item.type,
+    version: item.version,
+    checksum: item.checksum,
+  };
+}
 
 /** Does an If-None-Match header name this ETag (or `*`)? */
 export function matchesEtag(header: string | undefined, etag: string): boolean {

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { SPEC_VERSION } from '../../../shared/constants';
+import { CHANGELOG_PAGE_DEFAULT, SPEC_VERSION } from '../../../shared/constants';
 import {
   validateChangelogParams,
   validateDeltaParams,
@@ -12,10 +12,10 @@ import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
 import { sha256Hex } from '../core/canonical';
-import { respondWithCache, respondWithMarkdown } from './http';
+import { markServed, respondWithCache, respondWithMarkdown } from './http';
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
-import type { DeltaSpan } from '../core/geo';
+import type { PublicRouteState } from '../middlewares/access-log';
 import { ByteCache } from '../core/byte-cache';
 
 /**
@@ -37,6 +37,7 @@ interface CachedPage {
  */
 export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) => {
   const manifest = () => getService(strapi, 'manifest');
+  const apiPath = () => getService(strapi, 'config').apiPath();
 
   /**
    * The policy headers (docs/protocol.md §9): an item's own policy, or for a page of many items
@@ -49,7 +50,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const license =
       licenses.size === 1
         ? items[0]!.license
-        : getService(strapi, 'settings').config().defaults.license;
+        : getService(strapi, 'config').config().defaults.license;
     return getService(strapi, 'discovery').headers({ usage, license });
   }
 
@@ -60,7 +61,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
   const pages = new ByteCache<CachedPage>(PAGE_CACHE_BUDGET);
 
   async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
-    const settings = getService(strapi, 'settings').config();
+    const settings = getService(strapi, 'config').config();
     const params = validateManifestParams(ctx.query, settings.pageSize);
     const resolved = await manifest().resolve(params);
     const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
@@ -91,16 +92,17 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     xml: (ctx: Context) => page(ctx, 'xml'),
 
     async delta(ctx: Context) {
-      const settings = getService(strapi, 'settings').config();
+      const settings = getService(strapi, 'config').config();
       const params = validateDeltaParams(ctx.query, settings.pageSize);
-      const { page, snapshot, since } = await manifest().delta(params, String(ctx.query.since));
+      const sinceText = String(ctx.query.since);
+      const resolved = await manifest().resolveDelta(params, sinceText);
+      const { snapshot, since } = resolved;
       // The access log records which snapshots this delta spans (GEO time-to-index, §10).
-      (ctx.state as { sitemapAiDelta?: DeltaSpan }).sitemapAiDelta = {
-        since,
-        snapshot: snapshot.seq,
-      };
+      (ctx.state as PublicRouteState).sitemapAiDelta = { since, snapshot: snapshot.seq };
       const etag = `"s${snapshot.seq}-delta-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
+      // The page is read only when it is sent: a 304 costs the snapshot lookup alone.
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
+        const page = await manifest().deltaPage(params, sinceText, resolved);
         setPolicy(ctx, page.items);
         return page;
       });
@@ -108,14 +110,15 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
 
     async changelog(ctx: Context) {
       const id = validateItemId(ctx.params.id);
-      const settings = getService(strapi, 'settings').config();
+      const settings = getService(strapi, 'config').config();
       const params = validateChangelogParams(ctx.query, {
-        default: 50,
+        default: CHANGELOG_PAGE_DEFAULT,
         max: settings.pageSize.max,
       });
       const body = await manifest().changelog(id, params);
       const etag = `"changelog-${sha256Hex(JSON.stringify(body)).slice(0, 24)}"`;
       const { item } = await manifest().item(id);
+      markServed(ctx, item);
       await respondWithCache(ctx, { etag }, async () => {
         setPolicy(ctx, [item]);
         return body;
@@ -127,7 +130,8 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       validateNoParams(ctx.query);
       const { snapshot, item, aliasOf } = await manifest().item(id);
       const etag = `"s${snapshot.seq}-${sha256Hex(id).slice(0, 16)}-${item.version}"`;
-      if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}`);
+      if (aliasOf) ctx.set('Content-Location', `${apiPath()}/fragments/${aliasOf}`);
+      markServed(ctx, item);
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
         setPolicy(ctx, [item]);
         return {
@@ -145,7 +149,8 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       await getService(strapi, 'agents').requireVerified(ctx, 'content');
       const { snapshot, checksum, content, aliasOf } = await manifest().content(id);
       const { item } = await manifest().item(id);
-      if (aliasOf) ctx.set('Content-Location', `/api/sitemap-ai/fragments/${aliasOf}/content`);
+      if (aliasOf) ctx.set('Content-Location', `${apiPath()}/fragments/${aliasOf}/content`);
+      markServed(ctx, item);
       await respondWithMarkdown(ctx, { checksum, content, lastModified: snapshot.builtAt }, () =>
         setPolicy(ctx, [item]),
       );

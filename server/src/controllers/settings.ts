@@ -87,10 +87,10 @@ export const createSettingsController = ({ strapi }: { strapi: Core.Strapi }) =>
     if (typeof url !== 'string')
       throw new InvalidParameterError('url', 'must be an absolute http(s) URL');
     if (typeof secret !== 'string') throw new InvalidParameterError('secret', 'must be a string');
-    const settings = getService(strapi, 'settings');
+    const config = getService(strapi, 'config');
     let key = secret;
     if (secret === SECRET_MASK) {
-      const stored = settings.secretFor(url);
+      const stored = config.secretFor(url);
       if (!stored)
         throw new InvalidParameterError(
           'secret',

@@ -57,11 +57,15 @@ export function loggableItemId(raw: unknown): string | null {
   return /^[a-z0-9][a-z0-9:-]*$/.test(raw) ? raw : null;
 }
 
-/** The current id named by a `Content-Location` of an alias answer (`/api/sitemap-ai/fragments/<id>[/content]`). */
-export function itemIdFromContentLocation(header: string | undefined): string | null {
-  if (!header) return null;
-  const match = /\/fragments\/([^/?#]+)(?:\/content|\/changelog)?$/.exec(header.slice(0, 512));
-  return match ? loggableItemId(match[1]) : null;
+/**
+ * The item a public route answered with, as its controller leaves it in `ctx.state` for the
+ * access log: the current id (also when an old id was asked for), its type, version and checksum.
+ */
+export interface ServedItem {
+  itemId: string;
+  type: string;
+  version: string;
+  checksum: string;
 }
 
 export interface ClientValidators {

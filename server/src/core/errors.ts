@@ -45,9 +45,10 @@ export class SnapshotGoneError extends SitemapAiError {
 
 /** A delta `since` older than the retained history: the agent must re-read the full manifest. */
 export class DeltaTooOldError extends SitemapAiError {
-  constructor(since: string, oldest: number) {
+  /** `manifestPath`: where the full manifest is served (`<api prefix>/sitemap-ai/manifest`). */
+  constructor(since: string, oldest: number, manifestPath: string) {
     super(
-      `"since" ${since} is older than the retained history (the oldest snapshot kept is ${oldest}). Read the full manifest from /api/sitemap-ai/manifest, then ask for the delta since its snapshot id.`,
+      `"since" ${since} is older than the retained history (the oldest snapshot kept is ${oldest}). Read the full manifest from ${manifestPath}, then ask for the delta since its snapshot id.`,
       410,
     );
   }

@@ -1,7 +1,12 @@
 import { marked, type Token, type Tokens } from 'marked';
 import { AnchorRegistry, slugify, subFragmentAnchor } from './anchors';
 import { canonicalText } from './canonical';
-import { DEFAULT_FAQ_HEADINGS, type ChunkRule, type FragmentType } from '../../../shared/constants';
+import {
+  DEFAULT_FAQ_HEADINGS,
+  PREFIXED_KEY_SLUG_MAX_LENGTH,
+  type ChunkRule,
+  type FragmentType,
+} from '../../../shared/constants';
 import { richTextToMarkdown } from './rich-text';
 import { absoluteUrl, isHttpUrl } from '../../../shared/urls';
 import type {
@@ -239,7 +244,7 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
       for (const question of splitSections(region, 3, new AnchorRegistry())) {
         if (!question.title) continue;
         fragments.push({
-          key: registry.claim(`faq-${slugify(question.title, 70)}`),
+          key: registry.claim(`faq-${slugify(question.title, PREFIXED_KEY_SLUG_MAX_LENGTH)}`),
           type: 'faq',
           title: question.title,
           text: canonicalText(rawOf(question.tokens)),
@@ -274,7 +279,7 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
   for (const item of entry.faq) {
     if (item.question.trim() === '') continue;
     fragments.push({
-      key: registry.claim(`faq-${slugify(item.question, 70)}`),
+      key: registry.claim(`faq-${slugify(item.question, PREFIXED_KEY_SLUG_MAX_LENGTH)}`),
       type: 'faq',
       title: item.question.trim(),
       text: canonicalText(`### ${item.question.trim()}\n\n${item.answer}`),
@@ -286,7 +291,7 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
     fragments.push({
       key: registry.claim(
         table.caption
-          ? `table-${slugify(table.caption, 70)}`
+          ? `table-${slugify(table.caption, PREFIXED_KEY_SLUG_MAX_LENGTH)}`
           : `${slugify(table.field)}-${index + 1}`,
       ),
       type: 'table',
@@ -303,7 +308,9 @@ export function fragmentEntry(entry: EntrySource, options: FragmentOptions): Fra
   entry.datasets.forEach((dataset, index) => {
     fragments.push({
       key: registry.claim(
-        dataset.title ? `dataset-${slugify(dataset.title, 70)}` : `dataset-${index + 1}`,
+        dataset.title
+          ? `dataset-${slugify(dataset.title, PREFIXED_KEY_SLUG_MAX_LENGTH)}`
+          : `dataset-${index + 1}`,
       ),
       type: 'dataset',
       title: dataset.title || entry.title,

@@ -1,8 +1,10 @@
 import { canonicalText, checksumOf, sha256Hex, stableStringify } from './canonical';
 import { buildCitation } from './citation';
 import {
+  ENTRY_KEY_MAX_LENGTH,
   HISTORY_MAX_LENGTH,
   ID_SEPARATOR,
+  TYPE_KEY_MAX_LENGTH,
   type ChunkRule,
   type FragmentType,
 } from '../../../shared/constants';
@@ -49,6 +51,8 @@ export interface SiteContext {
   siteName: string;
   /** Where this plugin's content API is reachable (for `content_url`). */
   apiUrl: string;
+  /** The path of the plugin's public routes on `apiUrl`: Strapi's REST prefix and the plugin id (`/api/sitemap-ai`). */
+  apiPath: string;
   mediaBaseUrl: string;
   defaultLocale: string;
   defaults: PolicyLayer & { license: string };
@@ -64,13 +68,13 @@ const FRAGMENT_SCHEMA: Record<FragmentType, string[]> = {
 
 /** Stable key of an entry (docs/protocol.md §1): its slug, else its documentId. */
 export function entryKey(entry: Pick<EntrySource, 'slug' | 'documentId'>): string {
-  if (entry.slug && entry.slug.trim() !== '') return slugify(entry.slug, 100);
-  return slugify(entry.documentId, 100);
+  if (entry.slug && entry.slug.trim() !== '') return slugify(entry.slug, ENTRY_KEY_MAX_LENGTH);
+  return slugify(entry.documentId, ENTRY_KEY_MAX_LENGTH);
 }
 
 /** `article:geo-index:en` — the id of an entry's `article` item. */
 export function articleId(typeKey: string, key: string, lang: string): string {
-  return [slugify(typeKey, 60), key, lang.toLowerCase()].join(ID_SEPARATOR);
+  return [slugify(typeKey, TYPE_KEY_MAX_LENGTH), key, lang.toLowerCase()].join(ID_SEPARATOR);
 }
 
 /** `article:geo-index:en:why-classic-sitemaps-fail` — a fragment's id. */
@@ -80,7 +84,7 @@ export function fragmentId(parentId: string, fragmentKey: string): string {
 
 export function contentUrl(site: SiteContext, id: string): string {
   // Ids are [a-z0-9:-] only: safe in a path segment as they are.
-  return `${site.apiUrl.replace(/\/+$/, '')}/api/sitemap-ai/fragments/${id}/content`;
+  return `${site.apiUrl.replace(/\/+$/, '')}${site.apiPath}/fragments/${id}/content`;
 }
 
 function overrideFor(entry: EntrySource, id: string, key: string): MetadataOverride | undefined {

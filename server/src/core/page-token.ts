@@ -100,3 +100,39 @@ export function decodePageToken(token: string, secret: string): PagePosition {
     feed: decoded[4] as string,
   };
 }
+
+/** The feeds a page token can belong to (docs/protocol.md §5): one traversal each. */
+export const PAGE_FEEDS = {
+  manifest: (): string => 'manifest',
+  /** The delta since one snapshot: a token of another `since` is another feed. */
+  delta: (since: number): string => `delta:${since}`,
+  changelog: (itemId: string): string => `changelog:${itemId}`,
+} as const;
+
+/** Canonical form of the filters a traversal was started with (`type=…&lang=…`). */
+export function pageFilters(query: { type?: string; lang?: string }): string {
+  return `type=${query.type ?? ''}&lang=${query.lang ?? ''}`;
+}
+
+/**
+ * The position of a page token that must continue `feed` with `filters`: decoded, verified and
+ * checked against both, else InvalidPageTokenError saying which does not match.
+ */
+export function readPageToken(
+  token: string,
+  secret: string,
+  expected: { feed: string; filters: string },
+): PagePosition {
+  const position = decodePageToken(token, secret);
+  if (position.feed !== expected.feed)
+    throw new InvalidPageTokenError(
+      expected.feed.startsWith('delta:')
+        ? 'the token belongs to another feed or another "since"'
+        : 'the token belongs to another feed',
+    );
+  if (position.filters !== expected.filters)
+    throw new InvalidPageTokenError(
+      'the token was issued for other filters (type/lang); repeat the filters of the first page',
+    );
+  return position;
+}

@@ -4,6 +4,7 @@ import {
   PAGE_TOKEN_MAX_LENGTH,
   type ItemType,
 } from '../../../shared/constants';
+import { CONTENT_TYPE_UID_PATTERN } from '../../../shared/settings-schema';
 import { InvalidParameterError } from './errors';
 
 /** Query parameters as Koa parses them: strings, arrays for repeats, nested objects for `a[b]`. */
@@ -154,4 +155,38 @@ export function validateChangelogParams(
   }
   const { limit, page_token } = validateManifestParams(query, limits);
   return page_token === undefined ? { limit } : { limit, page_token };
+}
+
+/** Strapi 5 document ids are short lowercase alphanumerics; accept a little more, nothing that could be a path. */
+const DOCUMENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** A locale code as Strapi's i18n names them (BCP-47). */
+const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+export interface EntryPanelRequest {
+  uid: string;
+  documentId: string;
+  locale?: string;
+}
+
+/** The path and query of GET /sitemap-ai/entries/:uid/:documentId?locale= (README › In the admin). */
+export function validateEntryPanelRequest(
+  params: Readonly<Record<string, unknown>>,
+  query: RawQuery,
+): EntryPanelRequest {
+  const { uid, documentId } = params;
+  if (typeof uid !== 'string' || !CONTENT_TYPE_UID_PATTERN.test(uid))
+    throw new InvalidParameterError(
+      'uid',
+      'must be a content-type UID such as api::article.article',
+    );
+  if (typeof documentId !== 'string' || !DOCUMENT_ID.test(documentId))
+    throw new InvalidParameterError('documentId', 'must be a document id');
+  const { locale, ...rest } = query;
+  const [unknown] = Object.keys(rest);
+  if (unknown !== undefined)
+    throw new InvalidParameterError(unknown, 'unknown parameter; allowed is locale');
+  if (locale === undefined) return { uid, documentId };
+  if (typeof locale !== 'string' || !LOCALE.test(locale))
+    throw new InvalidParameterError('locale', 'must be one BCP-47 language tag such as en or sk');
+  return { uid, documentId, locale };
 }

@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { CHUNK_RULES } from '../../../shared/constants';
+import { CHUNK_RULES, DAY_MS } from '../../../shared/constants';
 import type { ManifestItem } from './types';
 
 /**
@@ -107,7 +107,7 @@ export function changelogProblem(
   now: Date,
 ): string | null {
   if (item.type !== 'article') return null;
-  const cutoff = now.getTime() - CHANGELOG_WINDOW_DAYS * 86_400_000;
+  const cutoff = now.getTime() - CHANGELOG_WINDOW_DAYS * DAY_MS;
   const modified = Date.parse(item.modified);
   if (Number.isFinite(modified) && modified < cutoff) return null;
   const entries = Array.isArray(item.changelog) ? item.changelog : [];

@@ -1,10 +1,9 @@
 import {
+  DAY_MS,
   REVISIT_MAX_DAYS,
   REVISIT_MIN_DAYS,
   STABILITY_SCALE_DAYS,
 } from '../../../shared/constants';
-
-const DAY_MS = 86_400_000;
 
 /**
  * Mean length in days of the intervals between consecutive content changes,

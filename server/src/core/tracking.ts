@@ -1,4 +1,5 @@
 import { nextState, storedItem, versionString } from './items';
+import { DAY_MS } from '../../../shared/constants';
 import type { ChangelogEntry, ItemDraft, ManifestItem, StoredItemState } from './types';
 
 /** docs/protocol.md §3.1 changelog kinds. */
@@ -159,7 +160,7 @@ export function metadataSummary(before: ManifestItem, after: Partial<ManifestIte
 }
 
 function recentFor(entries: readonly ChangelogEntry[], now: string): ChangelogEntry[] {
-  const cutoff = Date.parse(now) - ITEM_CHANGELOG_DAYS * 86_400_000;
+  const cutoff = Date.parse(now) - ITEM_CHANGELOG_DAYS * DAY_MS;
   return entries.filter((e) => Date.parse(e.date) >= cutoff).slice(0, ITEM_CHANGELOG_MAX);
 }
 

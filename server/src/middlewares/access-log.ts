@@ -5,13 +5,20 @@ import type { Context, Next } from 'koa';
 import {
   ITEM_ROUTE_KINDS,
   ROUTE_KINDS,
-  itemIdFromContentLocation,
   loggableItemId,
   parseClientValidators,
   type RouteKind,
+  type ServedItem,
 } from '../core/access-log';
 import { classifyUserAgent } from '../core/agents';
 import { getService } from '../utils/get-service';
+
+/** What the public routes' controllers and middlewares leave in `ctx.state` for the access log. */
+export interface PublicRouteState {
+  sitemapAiServed?: ServedItem;
+  sitemapAiDelta?: DeltaSpan;
+  sitemapAiTier?: AgentTier;
+}
 
 /**
  * Route middleware of the public endpoints (docs/protocol.md §7; README › Observability): after the answer is
@@ -33,18 +40,19 @@ export default (config: { kind?: string } | undefined, { strapi }: { strapi: Cor
   function record(ctx: Context, status: number): void {
     try {
       const itemRoute = ITEM_ROUTE_KINDS.has(kind!);
-      const requested = itemRoute ? loggableItemId(ctx.params?.id) : null;
+      const state = ctx.state as PublicRouteState;
+      // The item the controller answered with (its current id for an old one), else the id asked for.
+      const served = itemRoute ? state.sitemapAiServed : undefined;
       getService(strapi, 'access-log').record({
         at: new Date().toISOString(),
         agent: classifyUserAgent(ctx.get('User-Agent')),
         route: kind!,
-        itemId: itemRoute
-          ? (itemIdFromContentLocation(ctx.response.get('Content-Location')) ?? requested)
-          : null,
+        itemId: itemRoute ? (served?.itemId ?? loggableItemId(ctx.params?.id)) : null,
+        served,
         status,
         ip: ctx.ip || ctx.request.ip || 'unknown',
-        tier: (ctx.state as { sitemapAiTier?: AgentTier }).sitemapAiTier,
-        delta: (ctx.state as { sitemapAiDelta?: DeltaSpan }).sitemapAiDelta,
+        tier: state.sitemapAiTier,
+        delta: state.sitemapAiDelta,
         validators: itemRoute
           ? parseClientValidators(ctx.get('If-None-Match'))
           : { versions: [], checksums: [] },

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { PLUGIN_ID } from '../../../shared/constants';
+import { getService } from '../utils/get-service';
 
 /** The plugin's public paths, below `<api prefix>/sitemap-ai` (routes/content-api.ts). */
 const PUBLIC_PATH =
@@ -16,7 +16,7 @@ const ALLOWED = 'GET, HEAD';
  * registers").
  */
 export function createMethodGuard(strapi: Core.Strapi) {
-  const prefix = `${String(strapi.config.get('api.rest.prefix', '/api')).replace(/\/+$/, '')}/${PLUGIN_ID}`;
+  const prefix = getService(strapi, 'config').apiPath();
   return async (ctx: Context, next: Next) => {
     const method = ctx.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();

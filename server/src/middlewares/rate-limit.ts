@@ -12,7 +12,7 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) => {
     // A verified AI agent (docs/protocol.md §7.2) has its own, higher limit, counted by who it
     // is; an unverified claim is limited like any other client.
     const identity = await getService(strapi, 'agents').identify(ctx);
-    const { verifiedRateLimit } = getService(strapi, 'settings').config().agents;
+    const { verifiedRateLimit } = getService(strapi, 'config').config().agents;
     const tier =
       identity.tier === 'verified' || identity.tier === 'registered'
         ? {

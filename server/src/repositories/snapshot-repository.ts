@@ -48,6 +48,31 @@ export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) =>
       return row ? toRecord(row) : null;
     },
 
+    /** The oldest snapshot still kept. */
+    async oldest(): Promise<SnapshotRecord | null> {
+      const row = (await query().findOne({ orderBy: { seq: 'asc' } })) as SnapshotRow | null;
+      return row ? toRecord(row) : null;
+    },
+
+    /** The newest snapshot built at or before `time` (an ISO date), if one is still kept. */
+    async latestBuiltBy(time: string): Promise<SnapshotRecord | null> {
+      const row = (await query().findOne({
+        where: { built_at: { $lte: time } },
+        orderBy: { seq: 'desc' },
+      })) as SnapshotRow | null;
+      return row ? toRecord(row) : null;
+    },
+
+    /** When each of `seqs` was built (those still kept). */
+    async builtAt(seqs: readonly number[]): Promise<Map<number, string>> {
+      if (seqs.length === 0) return new Map();
+      const rows = (await query().findMany({
+        where: { seq: { $in: [...new Set(seqs)] } },
+        select: ['seq', 'built_at'],
+      })) as Pick<SnapshotRow, 'seq' | 'built_at'>[];
+      return new Map(rows.map((row) => [Number(row.seq), row.built_at]));
+    },
+
     async list(limit: number): Promise<SnapshotRecord[]> {
       const rows = (await query().findMany({ orderBy: { seq: 'desc' }, limit })) as SnapshotRow[];
       return rows.map(toRecord);

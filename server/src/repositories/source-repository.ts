@@ -6,6 +6,7 @@ import { METADATA_ATTRIBUTE } from '../../../shared/constants';
 import type { FieldMap } from '../core/field-map';
 import { readEntryMetadata, type MetadataProblem } from '../core/metadata';
 import type { Column, EntrySource, MediaSource } from '../core/types';
+import { createContentSchemas } from './content-schemas';
 
 type Doc = Record<string, unknown>;
 
@@ -75,6 +76,7 @@ export function populateFor(map: FieldMap): Record<string, unknown> {
 export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const publicDir = (): string => strapi.dirs?.static?.public ?? path.join(process.cwd(), 'public');
   const fileChecksums = new Map<string, string | undefined>();
+  const schemas = createContentSchemas({ strapi });
 
   /** sha256 of a local upload's bytes (docs/protocol.md §1 dataset integrity); remote files are not fetched. */
   async function fileChecksum(file: Doc): Promise<string | undefined> {
@@ -216,12 +218,7 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return { codes, defaultLocale };
     },
 
-    isLocalized(uid: string): boolean {
-      const schema = strapi.contentType(uid as never) as {
-        pluginOptions?: { i18n?: { localized?: boolean } };
-      };
-      return schema?.pluginOptions?.i18n?.localized === true;
-    },
+    isLocalized: (uid: string): boolean => schemas.isLocalized(uid),
 
     /** The published version of one document in one locale, or null. */
     publishedOne: (
@@ -257,9 +254,7 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       documentId: string,
       locale: string | undefined,
     ): Promise<unknown> {
-      const schema = strapi.contentType(uid as never) as
-        { options?: { draftAndPublish?: boolean } } | undefined;
-      const draftAndPublish = schema?.options?.draftAndPublish !== false;
+      const draftAndPublish = schemas.hasDraftAndPublish(uid);
       const doc = (await strapi.documents(uid as never).findOne({
         documentId,
         ...(draftAndPublish ? { status: 'draft' } : {}),

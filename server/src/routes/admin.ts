@@ -1,10 +1,12 @@
+import type { Core } from '@strapi/strapi';
 import { ACTIONS, actionUid, type Action } from '../core/actions';
+import type { Handler } from './handlers';
 
 /** Admin routes (docs/protocol.md §4 admin-side): admin JWT and a plugin permission each. */
 const guarded = (
   method: 'GET' | 'POST' | 'PUT',
   path: string,
-  handler: string,
+  handler: Handler,
   action: Action,
 ) => ({
   method,
@@ -38,4 +40,4 @@ export default {
     guarded('GET', '/content-types', 'entries.types', ACTIONS.editFields),
     guarded('GET', '/entries/:uid/:documentId', 'entries.panel', ACTIONS.editFields),
   ],
-};
+} satisfies Core.RouterInput;

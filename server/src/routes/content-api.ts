@@ -1,4 +1,5 @@
 import type { RouteKind } from '../core/access-log';
+import type { Handler } from './handlers';
 
 /**
  * Public, read-only routes (docs/protocol.md §4), served under /api/sitemap-ai. They are
@@ -6,7 +7,7 @@ import type { RouteKind } from '../core/access-log';
  * the users-permissions roles. The access log (README › Observability) is outermost, so
  * it records the final status of every answer, errors and 429s included.
  */
-export const publicRoute = (path: string, handler: string, kind: RouteKind) => ({
+export const publicRoute = (path: string, handler: Handler, kind: RouteKind) => ({
   method: 'GET' as const,
   path,
   handler,

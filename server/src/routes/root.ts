@@ -1,11 +1,12 @@
 import { publicRoute } from './content-api';
+import type { Handler } from './handlers';
 
 /**
  * Discovery documents at the root of the Strapi origin (config `discovery.serveAtRoot`), for
  * sites where Strapi or its proxy answers on the public domain. `config.prefix: ''` keeps them
  * out of the plugin's prefix; with root serving off they leave the response to Strapi.
  */
-const atRoot = (path: string, handler: string) => {
+const atRoot = (path: string, handler: Handler) => {
   const route = publicRoute(path, handler, 'discovery');
   return { ...route, config: { ...route.config, prefix: '' } };
 };

@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { DAY_MS, HOUR_MS } from '../../../shared/constants';
 import {
   ACCESS_LOG_RETENTION_DEFAULT_DAYS,
   ITEM_ROUTE_KINDS,
@@ -8,6 +9,7 @@ import {
   utcDay,
   type ClientValidators,
   type RouteKind,
+  type ServedItem,
 } from '../core/access-log';
 import type { AgentFamily } from '../core/agents';
 import {
@@ -28,6 +30,8 @@ export interface AccessLogHit {
   route: RouteKind;
   /** The item served (its current id when an alias was asked for), for item routes. */
   itemId: string | null;
+  /** The item as the route served it (from `ctx.state`); absent when none was served (404, 403). */
+  served?: ServedItem;
   status: number;
   ip: string;
   validators: ClientValidators;
@@ -47,7 +51,7 @@ const WRITE_CHUNK = 500;
  */
 const BATCH_DELAY_MS = 250;
 /** Expired entries are deleted at most this often per instance. */
-const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const PRUNE_INTERVAL_MS = HOUR_MS;
 
 /**
  * The access log of the public routes (README › Observability). `record` only queues
@@ -73,7 +77,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** `accessLog` of the effective config (file config with the Settings' retention on top). */
   function settings(): { enabled: boolean; retentionDays: number } {
-    const { accessLog } = getService(strapi, 'settings').config();
+    const { accessLog } = getService(strapi, 'config').config();
     return {
       enabled: accessLog.enabled,
       retentionDays: accessLog.retentionDays ?? ACCESS_LOG_RETENTION_DEFAULT_DAYS,
@@ -89,12 +93,18 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   async function toRecords(hits: readonly AccessLogHit[]): Promise<AccessLogRecord[]> {
-    const ids = hits.filter((h) => h.itemId && ITEM_ROUTE_KINDS.has(h.route)).map((h) => h.itemId!);
+    // Items a route served are logged as served; only a refused or failed item request looks up
+    // the id it asked for (to count it under its type).
+    const ids = hits
+      .filter((h) => !h.served && h.itemId && ITEM_ROUTE_KINDS.has(h.route))
+      .map((h) => h.itemId!);
     const latest = ids.length > 0 ? await snapshots.latest() : null;
-    const described = latest ? await items.describe(latest.seq, ids) : new Map();
+    const described: Map<string, Pick<ServedItem, 'type' | 'version' | 'checksum'>> = latest
+      ? await items.describe(latest.seq, ids)
+      : new Map();
     const records: AccessLogRecord[] = [];
     for (const hit of hits) {
-      const item = hit.itemId ? described.get(hit.itemId) : undefined;
+      const item = hit.served ?? (hit.itemId ? described.get(hit.itemId) : undefined);
       const { drift, clientVersion } = detectDrift({
         kind: hit.route,
         status: hit.status,
@@ -203,7 +213,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Delete entries older than the retention, and the salts of past days; returns how many entries went. */
     async prune(now: Date = new Date()): Promise<number> {
       lastPrune = Date.now();
-      const cutoff = new Date(now.getTime() - settings().retentionDays * 86_400_000).toISOString();
+      const cutoff = new Date(now.getTime() - settings().retentionDays * DAY_MS).toISOString();
       const deleted = await repository.prune(cutoff);
       await getService(strapi, 'geo').pruneVisits(cutoff);
       await repository.dropSaltsBefore(utcDay(now));
@@ -214,7 +224,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Requests per agent family and type over the retention window. */
     async ingest(now: Date = new Date()): Promise<{ windowDays: number; rows: IngestCount[] }> {
       const windowDays = settings().retentionDays;
-      const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString();
+      const since = new Date(now.getTime() - windowDays * DAY_MS).toISOString();
       return { windowDays, rows: await repository.ingest(since) };
     },
 

@@ -130,7 +130,7 @@ export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
   const keyCache = new Map<string, { at: number; record: Promise<AgentKeyRecord | null> }>();
   const keyRepository = createAgentKeyRepository({ strapi });
   const ranges = new Map<string, Cached<BlockList>>();
-  const config = (): AgentsConfig => getService(strapi, 'settings').config().agents;
+  const config = (): AgentsConfig => getService(strapi, 'config').config().agents;
 
   async function fetchJson(url: string): Promise<unknown> {
     const response = await fetch(url, {

@@ -56,7 +56,7 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
       const now = options.now ?? new Date();
       const snapshots = await getService(strapi, 'manifest').recentSnapshots(DASHBOARD_SNAPSHOTS);
       const instances = getService(strapi, 'instances');
-      const mine = getService(strapi, 'settings').fileFingerprint();
+      const mine = getService(strapi, 'config').fileFingerprint();
       const [readiness, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest, live] =
         await Promise.all([
           getService(strapi, 'readiness').check({ fresh: options.fresh }),

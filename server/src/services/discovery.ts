@@ -77,13 +77,10 @@ export interface DiscoveryIndex {
  */
 export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = createItemRepository({ strapi });
-  const settings = () => getService(strapi, 'settings');
+  const settings = () => getService(strapi, 'config');
   let cached: { key: string; index: Promise<DiscoveryIndex> } | null = null;
 
-  function apiBase(): string {
-    const config = settings().config();
-    return `${(config.apiUrl ?? config.siteUrl).replace(/\/+$/, '')}/api/sitemap-ai`;
-  }
+  const apiBase = (): string => settings().publicApiUrl();
 
   function urls(): PolicyDocument['urls'] & { policy: string } {
     const base = apiBase();
@@ -242,9 +239,7 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   function typeName(uid: string): string {
-    const schema = strapi.contentTypes[uid as keyof typeof strapi.contentTypes] as
-      { info?: { pluralName?: string; displayName?: string } } | undefined;
-    return schema?.info?.displayName ?? uid.split('.').pop() ?? uid;
+    return settings().schemas.displayName(uid);
   }
 
   /** Pages in id order, translation groups and where each sitemap file starts (once per index). */

@@ -71,7 +71,7 @@ export const createEntryPanelService = ({ strapi }: { strapi: Core.Strapi }) => 
       documentId: string,
       locale: string | undefined,
     ): Promise<EntryPanelData> {
-      const settings = getService(strapi, 'settings');
+      const settings = getService(strapi, 'config');
       const tracker = getService(strapi, 'tracker');
       const type = settings.enabledTypes().find((t) => t.uid === uid);
       if (!type)

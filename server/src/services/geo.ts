@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { DAY_MS } from '../../../shared/constants';
 import type { Context } from 'koa';
 
 import { DRIFT_TARGET, assistantOf, dayOf, distribution, monthOf, timeToIndex } from '../core/geo';
@@ -71,7 +72,7 @@ export const createGeoService = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async metrics(days: number, now: Date = new Date()): Promise<GeoMetrics> {
-      const since = new Date(now.getTime() - days * 86_400_000).toISOString();
+      const since = new Date(now.getTime() - days * DAY_MS).toISOString();
       const [changes, fetches, deltas, requests, visits] = await Promise.all([
         repository.changesSince(since).then((list) => repository.withFirstSnapshot(list)),
         repository.itemFetchesSince(since),

@@ -1,5 +1,6 @@
 import { createAccessLogService } from './access-log';
 import { createAgentsService } from './agents';
+import { createConfigService } from './config';
 import { createDashboardService } from './dashboard';
 import { createDiscoveryService } from './discovery';
 import { createEntryPanelService } from './entry-panel';
@@ -16,8 +17,11 @@ import { createSettingsService } from './settings';
 import { createSnapshotBuilder } from './snapshot-builder';
 import { createTracker } from './tracker';
 import { createWebhookService } from './webhooks';
+import type { ServiceFactories } from '../utils/get-service';
 
+/** The plugin's services; each name's type is declared in `ServiceTypeMap` (utils/get-service.ts). */
 export default {
+  config: createConfigService,
   settings: createSettingsService,
   'snapshot-builder': createSnapshotBuilder,
   manifest: createManifestService,
@@ -36,4 +40,4 @@ export default {
   agents: createAgentsService,
   geo: createGeoService,
   'metadata-guard': createMetadataGuardService,
-};
+} satisfies ServiceFactories;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
+import { DAY_MS } from '../../../shared/constants';
 import { createLockRepository } from '../repositories/lock-repository';
 import { getService } from '../utils/get-service';
 
@@ -31,8 +32,8 @@ export const createInstancesService = ({ strapi }: { strapi: Core.Strapi }) => {
   let reported = '';
 
   const presence = (): Omit<InstancePresence, 'id' | 'expiresAt'> => {
-    const settings = getService(strapi, 'settings');
-    return { file: settings.fileFingerprint(), policy: settings.policyFingerprint() };
+    const config = getService(strapi, 'config');
+    return { file: config.fileFingerprint(), policy: config.policyFingerprint() };
   };
 
   const service = {
@@ -48,7 +49,7 @@ export const createInstancesService = ({ strapi }: { strapi: Core.Strapi }) => {
         await leases.acquire(name, owner, PRESENCE_MS, now);
       }
       reported = owner;
-      await leases.prune(PREFIX, now - 24 * 3_600_000);
+      await leases.prune(PREFIX, now - DAY_MS);
     },
 
     /** The instances alive now, this one included. */
@@ -101,3 +102,5 @@ export const createInstancesService = ({ strapi }: { strapi: Core.Strapi }) => {
   };
   return service;
 };
+
+export type InstancesService = ReturnType<typeof createInstancesService>;

@@ -2,14 +2,19 @@ import type { Core } from '@strapi/strapi';
 import { SPEC_VERSION } from '../../../shared/constants';
 import {
   DeltaTooOldError,
-  InvalidPageTokenError,
   InvalidParameterError,
   ItemNotFoundError,
   NoSnapshotError,
   SnapshotGoneError,
 } from '../core/errors';
 import { servedItem, withPageLinks } from '../core/items';
-import { changelogPosition, decodePageToken, encodePageToken } from '../core/page-token';
+import {
+  changelogPosition,
+  encodePageToken,
+  PAGE_FEEDS,
+  pageFilters,
+  readPageToken,
+} from '../core/page-token';
 import type { ManifestItem } from '../core/types';
 import { createItemRepository, type ServedRow } from '../repositories/item-repository';
 import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
@@ -24,10 +29,11 @@ import type {
   Tombstone,
 } from '../../../shared/contracts/manifest';
 
-const FEED_MANIFEST = 'manifest';
-
-function filterKey(query: Pick<ManifestQuery, 'type' | 'lang'>): string {
-  return `type=${query.type ?? ''}&lang=${query.lang ?? ''}`;
+/** Where a delta request reads from: its `since` snapshot, the snapshot it reads and its position. */
+export interface ResolvedDelta {
+  since: number;
+  snapshot: SnapshotRecord;
+  after: string;
 }
 
 function snapshotRef(snapshot: SnapshotRecord): ManifestPage['snapshot'] {
@@ -39,7 +45,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = createItemRepository({ strapi });
   const snapshots = createSnapshotRepository({ strapi });
   const states = createStateRepository({ strapi });
-  const secret = () => getService(strapi, 'settings').tokenSecret();
+  const secret = () => getService(strapi, 'config').tokenSecret();
+  const manifestPath = () => `${getService(strapi, 'config').apiPath()}/manifest`;
 
   function serve(row: ServedRow, snapshot: SnapshotRecord): ManifestItem {
     return withPageLinks(
@@ -53,7 +60,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
     return latest;
   }
 
-  return {
+  const service = {
     current,
 
     recentSnapshots: (limit: number) => snapshots.list(limit),
@@ -61,14 +68,10 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
     /** The snapshot a request reads: the one its token names, else the newest. */
     async resolve(query: ManifestQuery): Promise<{ snapshot: SnapshotRecord; after: string }> {
       if (!query.page_token) return { snapshot: await current(), after: '' };
-      const position = decodePageToken(query.page_token, secret());
-      if (position.feed !== FEED_MANIFEST)
-        throw new InvalidPageTokenError('the token belongs to another feed');
-      if (position.filters !== filterKey(query)) {
-        throw new InvalidPageTokenError(
-          'the token was issued for other filters (type/lang); repeat the filters of the first page',
-        );
-      }
+      const position = readPageToken(query.page_token, secret(), {
+        feed: PAGE_FEEDS.manifest(),
+        filters: pageFilters(query),
+      });
       const snapshot = await snapshots.find(position.snapshot);
       if (!snapshot) throw new SnapshotGoneError(position.snapshot);
       return { snapshot, after: position.after };
@@ -100,8 +103,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
                 {
                   snapshot: snapshot.seq,
                   after: last.itemId,
-                  filters: filterKey(query),
-                  feed: FEED_MANIFEST,
+                  filters: pageFilters(query),
+                  feed: PAGE_FEEDS.manifest(),
                 },
                 secret(),
               )
@@ -110,17 +113,13 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * One page of the delta since a snapshot or a time (docs/protocol.md §5): items added
-     * or changed, and tombstones of removed ones, merged in id order.
+     * What a delta request reads (docs/protocol.md §5): the snapshot its `since` stands for,
+     * checked against the retained history, and the snapshot and position its page token names
+     * (else the newest). Reads a few snapshot rows, never the whole history.
      */
-    async delta(
-      params: DeltaParams,
-      sinceText: string,
-    ): Promise<{ page: DeltaPage; snapshot: SnapshotRecord; since: number }> {
-      const retained = await snapshots.list(10_000);
-      if (retained.length === 0) throw new NoSnapshotError();
-      const newest = retained[0]!;
-      const oldest = retained[retained.length - 1]!;
+    async resolveDelta(params: DeltaParams, sinceText: string): Promise<ResolvedDelta> {
+      const [newest, oldest] = await Promise.all([snapshots.latest(), snapshots.oldest()]);
+      if (!newest || !oldest) throw new NoSnapshotError();
       let since: number;
       if ('snapshot' in params.since) {
         since = params.since.snapshot;
@@ -130,31 +129,34 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
             `snapshot ${since} does not exist yet; the newest is ${newest.seq}`,
           );
         if (since < oldest.seq && !(since === 0 && oldest.seq === 1))
-          throw new DeltaTooOldError(sinceText, oldest.seq);
+          throw new DeltaTooOldError(sinceText, oldest.seq, manifestPath());
       } else {
-        const time = params.since.time;
-        const before = retained.find((s) => s.builtAt <= time);
+        const before = await snapshots.latestBuiltBy(params.since.time);
         if (before) since = before.seq;
         else if (oldest.seq === 1) since = 0;
-        else throw new DeltaTooOldError(sinceText, oldest.seq);
+        else throw new DeltaTooOldError(sinceText, oldest.seq, manifestPath());
       }
-      const feed = `delta:${since}`;
-      const filters = filterKey(params);
-      let snapshot = newest;
-      let after = '';
-      if (params.page_token) {
-        const position = decodePageToken(params.page_token, secret());
-        if (position.feed !== feed)
-          throw new InvalidPageTokenError('the token belongs to another feed or another "since"');
-        if (position.filters !== filters)
-          throw new InvalidPageTokenError(
-            'the token was issued for other filters (type/lang); repeat the filters of the first page',
-          );
-        const found = retained.find((s) => s.seq === position.snapshot);
-        if (!found) throw new SnapshotGoneError(position.snapshot);
-        snapshot = found;
-        after = position.after;
-      }
+      if (!params.page_token) return { since, snapshot: newest, after: '' };
+      const position = readPageToken(params.page_token, secret(), {
+        feed: PAGE_FEEDS.delta(since),
+        filters: pageFilters(params),
+      });
+      const found =
+        position.snapshot === newest.seq ? newest : await snapshots.find(position.snapshot);
+      if (!found) throw new SnapshotGoneError(position.snapshot);
+      return { since, snapshot: found, after: position.after };
+    },
+
+    /**
+     * One page of the delta since a snapshot or a time (docs/protocol.md §5): items added
+     * or changed, and tombstones of removed ones, merged in id order.
+     */
+    async deltaPage(
+      params: DeltaParams,
+      sinceText: string,
+      resolved: ResolvedDelta,
+    ): Promise<DeltaPage> {
+      const { since, snapshot, after } = resolved;
       const q = { after, limit: params.limit, type: params.type, lang: params.lang };
       const [opened, removed] = await Promise.all([
         items.openedSince(since, snapshot.seq, q),
@@ -167,39 +169,51 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       ].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const pageEntries = merged.slice(0, params.limit);
       const more = merged.length > params.limit;
-      const builtAt = new Map(retained.map((s) => [s.seq, s.builtAt]));
-      const removedIds = pageEntries.filter((e) => e.removedIn !== undefined).map((e) => e.id);
+      const removedEntries = pageEntries.filter((e) => e.removedIn !== undefined);
+      const builtAt = await snapshots.builtAt(removedEntries.map((e) => e.removedIn!));
       const successors = new Map<string, string>();
-      for (const id of removedIds) {
+      for (const { id } of removedEntries) {
         const target = await states.resolveAlias(id);
         if (target && (await items.findServed(snapshot.seq, target))) successors.set(id, target);
       }
-      const tombstones: Tombstone[] = pageEntries
-        .filter((e) => e.removedIn !== undefined)
-        .map((e) => ({
-          id: e.id,
-          removed_at: builtAt.get(e.removedIn!) ?? snapshot.builtAt,
-          // A tombstone says which id went and when, nothing of its text or its history: the
-          // item may have gone because its entry became sensitive or its fragment was excluded.
-          ...(successors.has(e.id) ? { replaced_by: successors.get(e.id)! } : {}),
-        }));
+      const tombstones: Tombstone[] = removedEntries.map((e) => ({
+        id: e.id,
+        removed_at: builtAt.get(e.removedIn!) ?? snapshot.builtAt,
+        // A tombstone says which id went and when, nothing of its text or its history: the
+        // item may have gone because its entry became sensitive or its fragment was excluded.
+        ...(successors.has(e.id) ? { replaced_by: successors.get(e.id)! } : {}),
+      }));
       const last = pageEntries[pageEntries.length - 1];
       return {
-        snapshot,
-        since,
-        page: {
-          spec: SPEC_VERSION,
-          since: sinceText,
-          snapshot: snapshotRef(snapshot),
-          items: pageEntries.filter((e) => e.row).map((e) => serve(e.row!, snapshot)),
-          removed: tombstones,
-          next_page_token:
-            more && last
-              ? encodePageToken({ snapshot: snapshot.seq, after: last.id, filters, feed }, secret())
-              : null,
-          next_since: String(snapshot.seq),
-        },
+        spec: SPEC_VERSION,
+        since: sinceText,
+        snapshot: snapshotRef(snapshot),
+        items: pageEntries.filter((e) => e.row).map((e) => serve(e.row!, snapshot)),
+        removed: tombstones,
+        next_page_token:
+          more && last
+            ? encodePageToken(
+                {
+                  snapshot: snapshot.seq,
+                  after: last.id,
+                  filters: pageFilters(params),
+                  feed: PAGE_FEEDS.delta(since),
+                },
+                secret(),
+              )
+            : null,
+        next_since: String(snapshot.seq),
       };
+    },
+
+    /** A delta page and what it spans, in one call (the readiness check walks the delta so). */
+    async delta(
+      params: DeltaParams,
+      sinceText: string,
+    ): Promise<{ page: DeltaPage; snapshot: SnapshotRecord; since: number }> {
+      const resolved = await service.resolveDelta(params, sinceText);
+      const page = await service.deltaPage(params, sinceText, resolved);
+      return { page, snapshot: resolved.snapshot, since: resolved.since };
     },
 
     /** The whole history of one item, newest first (docs/protocol.md §3.1), paged. */
@@ -216,13 +230,11 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
           throw new ItemNotFoundError(id);
       }
       let before: number | null = null;
-      const feed = `changelog:${id}`;
-      if (params.page_token) {
-        const position = decodePageToken(params.page_token, secret());
-        if (position.feed !== feed)
-          throw new InvalidPageTokenError('the token belongs to another feed');
-        before = changelogPosition(position.after);
-      }
+      const feed = PAGE_FEEDS.changelog(id);
+      if (params.page_token)
+        before = changelogPosition(
+          readPageToken(params.page_token, secret(), { feed, filters: '' }).after,
+        );
       const rows = await states.changelogPage(id, before, params.limit + 1);
       const page = rows.slice(0, params.limit);
       const last = page[page.length - 1];
@@ -272,6 +284,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       return { snapshot, ...aliased, aliasOf: target! };
     },
   };
+  return service;
 };
 
 export type ManifestService = ReturnType<typeof createManifestService>;

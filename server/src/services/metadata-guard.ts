@@ -6,6 +6,7 @@ import { METADATA_ATTRIBUTE } from '../../../shared/constants';
 import { entryMetadataSchema } from '../../../shared/metadata-schema';
 import { createSourceRepository } from '../repositories/source-repository';
 import { settingsIssues } from '../../../shared/settings-schema';
+import { getService } from '../utils/get-service';
 
 /** What the document service tells its middlewares about an action. */
 export interface DocumentContext {
@@ -17,6 +18,9 @@ export interface DocumentContext {
   };
   params?: { documentId?: string; locale?: string; data?: unknown };
 }
+
+/** Document actions that write an entry's data (and so maybe its `sitemapAi`). */
+const WRITE_ACTIONS = new Set(['create', 'update', 'clone']);
 
 export interface Ability {
   can(action: string, subject?: unknown): boolean;
@@ -40,7 +44,7 @@ function normalised(value: unknown): string {
 
 /**
  * The server-side guard of the editors' `sitemapAi` values (README › In the admin), run by the
- * change-tracking middleware before a create, update or clone.
+ * change-tracking middleware before every document action; it checks creates, updates and clones.
  */
 export const createMetadataGuardService = ({ strapi }: { strapi: Core.Strapi }) => {
   const sources = createSourceRepository({ strapi });
@@ -56,13 +60,13 @@ export const createMetadataGuardService = ({ strapi }: { strapi: Core.Strapi }) 
    * for the permission.
    */
   async function guard(ctx: DocumentContext): Promise<void> {
+    if (!WRITE_ACTIONS.has(ctx.action)) return;
     const data = ctx.params?.data;
     if (typeof data !== 'object' || data === null || !Object.hasOwn(data, METADATA_ATTRIBUTE))
       return;
-    const attribute = (ctx.contentType?.attributes ??
-      (strapi.contentType(ctx.uid as never) as DocumentContext['contentType'])?.attributes)?.[
-      METADATA_ATTRIBUTE
-    ];
+    const attribute = ctx.contentType?.attributes
+      ? ctx.contentType.attributes[METADATA_ATTRIBUTE]
+      : getService(strapi, 'config').schemas.attribute(ctx.uid, METADATA_ATTRIBUTE);
     if (attribute?.type !== 'json') return;
     const value = (data as Record<string, unknown>)[METADATA_ATTRIBUTE];
     if (value !== null && value !== undefined) {

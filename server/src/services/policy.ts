@@ -33,7 +33,7 @@ export const createPolicyService = ({ strapi }: { strapi: Core.Strapi }) => {
     async violations(candidates: readonly PolicyCandidate[]): Promise<Map<string, string>> {
       const refused = new Map<string, string>();
       if (candidates.length === 0) return refused;
-      const settings = getService(strapi, 'settings');
+      const settings = getService(strapi, 'config');
       const types = new Map(settings.enabledTypes().map((t) => [t.uid, t]));
       const { defaultLocale } = await sources.locales(settings.config().defaultLocale ?? 'en');
       const site = settings.site(defaultLocale);

@@ -40,6 +40,9 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
   let queued: Promise<void> | null = null;
   let lastPrune = 0;
   let lastErrorLog = 0;
+  // A change of the Settings (here or on another instance) starts every client afresh: the next
+  // counts go to new buckets. Subscribed when the limiter is first used; nothing to forget before.
+  const unsubscribe = getService(strapi, 'events').onConfigChanged(() => service.reset());
 
   function logError(error: unknown): void {
     const now = Date.now();
@@ -52,7 +55,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   function storeOf(): CounterStore {
     if (store) return store;
-    const { rateLimitStore } = getService(strapi, 'settings').config();
+    const { rateLimitStore } = getService(strapi, 'config').config();
     if (rateLimitStore.kind === 'redis')
       store = createRedisCounterStore({
         url: rateLimitStore.redisUrl!,
@@ -101,7 +104,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   function startTimer(): void {
     if (timer) return;
-    const { syncMs } = getService(strapi, 'settings').config().rateLimitStore;
+    const { syncMs } = getService(strapi, 'config').config().rateLimitStore;
     timer = setInterval(() => {
       if ([...limiters.values()].some((l) => l.pending())) void sync();
     }, syncMs);
@@ -113,7 +116,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
    * (`max` or window) counts in new buckets, so a change in Settings starts every client afresh.
    */
   function clientKey(ip: string, limit: string): string {
-    const secret = getService(strapi, 'settings').tokenSecret();
+    const secret = getService(strapi, 'config').tokenSecret();
     const digest = createHmac('sha256', secret).update(ip).digest('base64url').slice(0, 22);
     return `${digest}/${limit}`;
   }
@@ -128,7 +131,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
       ip: string,
       tier?: RateLimitTier,
     ): Promise<(RateLimitDecision & { max: number; windowSeconds: number }) | null> {
-      const { rateLimit, rateLimitStore } = getService(strapi, 'settings').config();
+      const { rateLimit, rateLimitStore } = getService(strapi, 'config').config();
       if (!rateLimit.enabled) return null;
       const max = tier?.max ?? rateLimit.max;
       const windowSeconds = tier?.windowSeconds ?? rateLimit.windowSeconds;
@@ -164,6 +167,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Store the last counts and close the store (call and await in destroy). */
     async stop(): Promise<void> {
+      unsubscribe();
       if (timer) clearInterval(timer);
       timer = null;
       await sync().catch(logError);

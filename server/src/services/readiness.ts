@@ -188,14 +188,10 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   ): Promise<Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>> {
     const ids = results.flatMap((r) => r.failures.map((f) => f.itemId)).filter((id) => id !== '');
     const described = await items.describe(seq, ids);
-    const schemas = strapi.contentTypes as unknown as Record<
-      string,
-      { kind?: string; pluginOptions?: { i18n?: { localized?: boolean } } }
-    >;
+    const schemas = getService(strapi, 'config').schemas;
     const links = new Map<string, Omit<ReadinessFailure, 'detail' | 'title'>>();
     for (const [itemId, item] of described) {
-      const schema = schemas[item.sourceUid];
-      const locale = schema?.pluginOptions?.i18n?.localized === true ? item.lang : null;
+      const locale = schemas.isLocalized(item.sourceUid) ? item.lang : null;
       links.set(itemId, {
         itemId,
         uid: item.sourceUid,
@@ -205,7 +201,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
           uid: item.sourceUid,
           documentId: item.sourceDocument,
           locale,
-          singleType: schema?.kind === 'singleType',
+          singleType: schemas.isSingleType(item.sourceUid),
         }),
       });
     }
@@ -366,7 +362,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         !options.pageLimit &&
         cached &&
         cached.seq === snapshot.seq &&
-        cached.policy === getService(strapi, 'settings').policyFingerprint() &&
+        cached.policy === getService(strapi, 'config').policyFingerprint() &&
         Date.now() - cached.at < REPORT_TTL_MS
       ) {
         return cached.report;
@@ -375,7 +371,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
       if (!options.now && !options.pageLimit)
         cached = {
           seq: snapshot.seq,
-          policy: getService(strapi, 'settings').policyFingerprint(),
+          policy: getService(strapi, 'config').policyFingerprint(),
           at: Date.now(),
           report,
         };

@@ -88,7 +88,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
    * changelog beyond its retention goes.
    */
   async function collectChangelog(latest: number, force = false): Promise<number> {
-    const { changelogRetention } = getService(strapi, 'settings').config();
+    const { changelogRetention } = getService(strapi, 'config').config();
     const now = Date.now();
     if (!force && now - lastChangelogCollect < changelogRetention.collectEveryMinutes * 60_000)
       return 0;
@@ -168,8 +168,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     await getService(strapi, 'settings').refresh();
     const failures: RebuildResult['failures'] = [];
     const previous = await snapshots.latest();
-    const print = getService(strapi, 'settings').policyFingerprint();
-    const filePrint = getService(strapi, 'settings').fileFingerprint();
+    const print = getService(strapi, 'config').policyFingerprint();
+    const filePrint = getService(strapi, 'config').fileFingerprint();
     const stored = await store.get<string>(FINGERPRINT_KEY);
     const storedFile = await store.get<string>(FILE_FINGERPRINT_KEY);
     if (previous && stored !== null && stored !== print) {
@@ -364,7 +364,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     await fence();
     await snapshots.publish(record);
     await states.settle(settled);
-    const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'settings').config();
+    const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'config').config();
     const oldest = await snapshots.collect(snapshotRetention, snapshotRetentionHours * 3_600_000);
     if (oldest !== null) await items.collect(oldest);
     // Hygiene never fails a published build: logged, and tried again at the next interval.

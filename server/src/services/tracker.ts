@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { DAY_MS } from '../../../shared/constants';
 import { documentDrafts, type SiteContext } from '../core/items';
 import type { MetadataProblem } from '../core/metadata';
 import {
@@ -15,9 +16,22 @@ import { createDirtyRepository } from '../repositories/dirty-repository';
 import { createSourceRepository } from '../repositories/source-repository';
 import { createStateRepository, StateConflictError } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
-import type { EnabledType } from './settings';
+import type { EnabledType } from './config';
 
 const MAX_ATTEMPTS = 6;
+
+/** Document actions that can change what is published. */
+const PUBLISHED_ACTIONS = new Set(['publish', 'unpublish', 'delete', 'discardDraft']);
+/** Without draft & publish, saving is publishing. */
+const LIVE_ACTIONS = new Set(['create', 'update', 'delete', 'clone']);
+
+/** A document-service action that has just run (the change-tracking middleware). */
+export interface DocumentAction {
+  uid: string;
+  action: string;
+  documentId: string | undefined;
+  draftAndPublish: boolean;
+}
 
 const BATCH = 100;
 
@@ -62,7 +76,7 @@ export interface TrackResult {
 export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   const sources = createSourceRepository({ strapi });
   const states = createStateRepository({ strapi });
-  const settings = () => getService(strapi, 'settings');
+  const settings = () => getService(strapi, 'config');
   /** One tracking run per document at a time in this process. */
   const queues = new Map<string, Promise<unknown>>();
 
@@ -145,7 +159,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       else currentOf.set(state.sourceDocument, [state]);
     }
     const now = new Date().toISOString();
-    const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * 86_400_000).toISOString();
+    const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * DAY_MS).toISOString();
     const ids = new Set(all.map((s) => s.itemId));
     for (const document of documents) for (const draft of document.drafts) ids.add(draft.id);
     const recent = await states.recentChangelog([...ids], since, ITEM_CHANGELOG_MAX);
@@ -215,6 +229,30 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   const dirty = createDirtyRepository({ strapi });
 
   const tracker = {
+    /**
+     * After a document action (docs/protocol.md §3.1): a publish, unpublish, delete or discard of
+     * a tracked type — or any save of a type without draft & publish — is recorded once the
+     * surrounding transaction commits, outside it, so that recording can never roll back the
+     * save. Other actions are ignored. Never throws (recordChange keeps the dirty fallback).
+     */
+    async documentActed({
+      uid,
+      action,
+      documentId,
+      draftAndPublish,
+    }: DocumentAction): Promise<void> {
+      if (!documentId || !settings().trackedUids().has(uid)) return;
+      if (!(draftAndPublish ? PUBLISHED_ACTIONS : LIVE_ACTIONS).has(action)) return;
+      const run = () => tracker.recordChange(uid, documentId, action);
+      if (strapi.db.inTransaction()) {
+        await strapi.db.transaction(async ({ onCommit }) => {
+          onCommit(() => void run());
+        });
+      } else {
+        await run();
+      }
+    },
+
     /**
      * Record an editor's action on a document now; what cannot be recorded is marked dirty (and
      * logged) for the next rebuild to reconcile. Never throws: the editor's save must not fail.

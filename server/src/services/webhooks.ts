@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { IndexNowConfig, WebhooksConfig } from '../core/config';
 import {
+  DAY_MS,
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_HEADER,
@@ -173,9 +174,9 @@ function signedHeaders(
  */
 export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
   const repository = createWebhookRepository({ strapi });
-  const webhooks = (): WebhooksConfig => getService(strapi, 'settings').config().webhooks;
-  const indexNow = (): IndexNowConfig => getService(strapi, 'settings').config().indexNow;
-  const siteUrl = (): string => getService(strapi, 'settings').config().siteUrl;
+  const webhooks = (): WebhooksConfig => getService(strapi, 'config').config().webhooks;
+  const indexNow = (): IndexNowConfig => getService(strapi, 'config').config().indexNow;
+  const siteUrl = (): string => getService(strapi, 'config').config().siteUrl;
 
   async function pingIndexNow(urls: readonly string[]): Promise<IndexNowOutcome> {
     const outcome: IndexNowOutcome = { submitted: 0, statuses: [] };
@@ -392,7 +393,7 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Drop delivered and failed deliveries older than `deliveryLogRetentionDays`; returns how many. */
     async prune(now: Date = new Date()): Promise<number> {
-      const cutoff = new Date(now.getTime() - webhooks().deliveryLogRetentionDays * 86_400_000);
+      const cutoff = new Date(now.getTime() - webhooks().deliveryLogRetentionDays * DAY_MS);
       return repository.prune(cutoff.toISOString());
     },
 
