@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS, HOUR_MS } from '../../../shared/constants';
 import {
@@ -12,13 +13,7 @@ import {
   type ServedItem,
 } from '../core/access-log';
 import type { AgentFamily } from '../core/agents';
-import {
-  createAccessLogRepository,
-  type AccessLogRecord,
-  type IngestCount,
-} from '../repositories/access-log-repository';
-import { createItemRepository } from '../repositories/item-repository';
-import { createSnapshotRepository } from '../repositories/snapshot-repository';
+import { type AccessLogRecord, type IngestCount } from '../repositories/access-log-repository';
 import { getService } from '../utils/get-service';
 import type { AgentTier } from './agents';
 import { encodeDeltaSpan, type DeltaSpan } from '../core/geo';
@@ -62,9 +57,9 @@ const PRUNE_INTERVAL_MS = HOUR_MS;
  * timer; the writes also prune when an hour has passed).
  */
 export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const repository = createAccessLogRepository({ strapi });
-  const items = createItemRepository({ strapi });
-  const snapshots = createSnapshotRepository({ strapi });
+  const repository = repositories(strapi).accessLog;
+  const items = repositories(strapi).items;
+  const snapshots = repositories(strapi).snapshots;
 
   let queue: AccessLogHit[] = [];
   let writing: Promise<void> | null = null;

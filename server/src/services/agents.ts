@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { createHash, randomBytes, type JsonWebKey } from 'node:crypto';
@@ -7,10 +8,7 @@ import { verifierFromJWK } from 'web-bot-auth/crypto';
 import { classifyUserAgent, type AgentFamily } from '../core/agents';
 import type { AgentsConfig } from '../core/config';
 import { InvalidAgentKeyError, VerificationRequiredError } from '../core/errors';
-import {
-  createAgentKeyRepository,
-  type AgentKeyRecord,
-} from '../repositories/agent-key-repository';
+import { type AgentKeyRecord } from '../repositories/agent-key-repository';
 import type { AgentKeyIssued, AgentKeySummary } from '../../../shared/contracts/admin';
 import { getService } from '../utils/get-service';
 
@@ -128,7 +126,7 @@ function plainIp(ip: string): string {
 export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
   const directories = new Map<string, Cached<Map<string, JsonWebKey>>>();
   const keyCache = new Map<string, { at: number; record: Promise<AgentKeyRecord | null> }>();
-  const keyRepository = createAgentKeyRepository({ strapi });
+  const keyRepository = repositories(strapi).agentKeys;
   const ranges = new Map<string, Cached<BlockList>>();
   const config = (): AgentsConfig => getService(strapi, 'config').config().agents;
 

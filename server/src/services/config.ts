@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import { randomBytes } from 'node:crypto';
 import { validate as isCronExpression } from 'node-cron';
 import type { Core } from '@strapi/strapi';
@@ -21,7 +22,6 @@ import type {
   SettingsFieldError,
 } from '../../../shared/contracts/admin';
 import { createContentSchemas } from '../repositories/content-schemas';
-import { createPluginStoreRepository } from '../repositories/plugin-store-repository';
 
 /** An enabled content type, with what the manifest reads from it. */
 export interface EnabledType {
@@ -75,7 +75,7 @@ export const createConfigService = ({ strapi }: { strapi: Core.Strapi }) => {
   let stored: StoredSettings | null = null;
   let installationSecret: string | undefined;
 
-  const store = createPluginStoreRepository({ strapi });
+  const store = repositories(strapi).store;
   const schemas = createContentSchemas({ strapi });
 
   /** Field maps of the enabled types of `config`; a bad one throws ConfigError naming it. */
@@ -323,6 +323,8 @@ export const createConfigService = ({ strapi }: { strapi: Core.Strapi }) => {
             defaultLocale,
             defaults,
             contentTypes,
+            // Items' content_url follows the app's REST prefix; the default leaves earlier prints as they were.
+            ...(service.apiPath() === `/api/${PLUGIN_ID}` ? {} : { apiPath: service.apiPath() }),
             v: 1,
           }),
         );

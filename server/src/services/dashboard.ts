@@ -1,8 +1,7 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { indexFreshnessHours } from '../core/readiness';
-import { createDirtyRepository } from '../repositories/dirty-repository';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
-import { createStateRepository } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
 import type {
   DashboardData,
@@ -48,8 +47,8 @@ export function snapshotSummary(snapshot: SnapshotRecord): SnapshotSummary {
 
 /** What the plugin's dashboard shows (README › In the admin; README › Observability): GET /sitemap-ai/dashboard. */
 export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const states = createStateRepository({ strapi });
-  const dirty = createDirtyRepository({ strapi });
+  const states = repositories(strapi).states;
+  const dirty = repositories(strapi).dirty;
 
   return {
     async data(options: { fresh?: boolean; now?: Date } = {}): Promise<DashboardData> {

@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { Readable } from 'node:stream';
 import { SitemapIndexStream, SitemapStream } from 'sitemap';
@@ -24,7 +25,6 @@ import { servedItem } from '../core/items';
 import { sitemapPartStarts, sitemapUrlBytes } from '../core/sitemap';
 import type { ManifestItem, Usage } from '../core/types';
 import type { DiscoveryConfig } from '../core/config';
-import { createItemRepository } from '../repositories/item-repository';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
 import { sha256Hex } from '../core/canonical';
@@ -76,7 +76,7 @@ export interface DiscoveryIndex {
  * so they can never disagree with the manifest. The per-page policy is folded once per snapshot.
  */
 export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const items = createItemRepository({ strapi });
+  const items = repositories(strapi).items;
   const settings = () => getService(strapi, 'config');
   let cached: { key: string; index: Promise<DiscoveryIndex> } | null = null;
 

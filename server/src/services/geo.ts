@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
 import type { Context } from 'koa';
@@ -6,7 +7,6 @@ import { DRIFT_TARGET, assistantOf, dayOf, distribution, monthOf, timeToIndex } 
 import type { GeoMetrics } from '../../../shared/contracts/admin';
 import { geoTableCsv, type GeoTable } from '../../../shared/geo-csv';
 import { InvalidParameterError } from '../core/errors';
-import { createGeoRepository } from '../repositories/geo-repository';
 import { getService } from '../utils/get-service';
 
 const TOP = 10;
@@ -22,7 +22,7 @@ function increment<K>(map: Map<K, number>, key: K, by = 1): void {
  * the < 1 % target, requests and success per agent and type, and assistant visits.
  */
 export const createGeoService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const repository = createGeoRepository({ strapi });
+  const repository = repositories(strapi).geo;
 
   const service = {
     /**

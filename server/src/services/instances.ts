@@ -1,7 +1,7 @@
+import { repositories } from '../repositories';
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
-import { createLockRepository } from '../repositories/lock-repository';
 import { getService } from '../utils/get-service';
 
 const PREFIX = 'instance:';
@@ -26,7 +26,7 @@ export interface InstancePresence {
  * re-versioning the whole site back and forth at every build.
  */
 export const createInstancesService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const leases = createLockRepository({ strapi });
+  const leases = repositories(strapi).locks;
   const id = randomUUID();
   let timer: ReturnType<typeof setInterval> | null = null;
   let reported = '';

@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { SPEC_VERSION } from '../../../shared/constants';
 import {
@@ -16,11 +17,10 @@ import {
   readPageToken,
 } from '../core/page-token';
 import type { ManifestItem } from '../core/types';
-import { createItemRepository, type ServedRow } from '../repositories/item-repository';
-import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
+import { type ServedRow } from '../repositories/item-repository';
+import { type SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
 import type { DeltaParams } from '../core/params';
-import { createStateRepository } from '../repositories/state-repository';
 import type {
   ChangelogPage,
   DeltaPage,
@@ -42,9 +42,9 @@ function snapshotRef(snapshot: SnapshotRecord): ManifestPage['snapshot'] {
 
 /** Reads the manifest from stored snapshots (docs/protocol.md §5); never from live content. */
 export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const items = createItemRepository({ strapi });
-  const snapshots = createSnapshotRepository({ strapi });
-  const states = createStateRepository({ strapi });
+  const items = repositories(strapi).items;
+  const snapshots = repositories(strapi).snapshots;
+  const states = repositories(strapi).states;
   const secret = () => getService(strapi, 'config').tokenSecret();
   const manifestPath = () => `${getService(strapi, 'config').apiPath()}/manifest`;
 

@@ -1,10 +1,10 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import { ACTIONS, actionUid } from '../core/actions';
 import { stableStringify } from '../core/canonical';
 import { METADATA_ATTRIBUTE } from '../../../shared/constants';
 import { entryMetadataSchema } from '../../../shared/metadata-schema';
-import { createSourceRepository } from '../repositories/source-repository';
 import { settingsIssues } from '../../../shared/settings-schema';
 import { getService } from '../utils/get-service';
 
@@ -47,7 +47,7 @@ function normalised(value: unknown): string {
  * change-tracking middleware before every document action; it checks creates, updates and clones.
  */
 export const createMetadataGuardService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const sources = createSourceRepository({ strapi });
+  const sources = repositories(strapi).sources;
 
   /**
    * The server-side guard of the editors' values (docs/protocol.md §7; README › In the admin), before the

@@ -1,8 +1,8 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { stableStringify } from '../core/canonical';
 import { cascadePolicy, overrideOf } from '../core/policy';
 import type { ManifestItem } from '../core/types';
-import { createSourceRepository } from '../repositories/source-repository';
 import { getService } from '../utils/get-service';
 
 /** An item as published (or about to be): what the policy check needs of it. */
@@ -22,7 +22,7 @@ export interface PolicyCandidate {
  * checklist checks the whole published snapshot.
  */
 export const createPolicyService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const sources = createSourceRepository({ strapi });
+  const sources = repositories(strapi).sources;
   return {
     /**
      * The candidates that break the policy, each with why: a disabled type, an entry no longer

@@ -7,7 +7,9 @@ import {
   type RateLimitDecision,
 } from '../core/rate-limit';
 import { createRateCounterRepository } from '../repositories/rate-counter-repository';
+
 import { createRedisCounterStore } from '../repositories/rate-counter-redis';
+
 import { getService } from '../utils/get-service';
 
 /** Expired counters are deleted at most this often per instance. */

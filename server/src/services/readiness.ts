@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { PAGE_LIMIT_MAX } from '../../../shared/constants';
 import { NoSnapshotError } from '../core/errors';
@@ -14,7 +15,6 @@ import {
 } from '../core/readiness';
 import { MANIFEST_SCHEMA } from '../core/schema';
 import type { ManifestItem } from '../core/types';
-import { createItemRepository } from '../repositories/item-repository';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
 import type { ReadinessCheck, ReadinessFailure } from '../../../shared/contracts/admin';
@@ -53,7 +53,7 @@ function schemaValidators(): ReturnType<typeof manifestValidators> {
  * failing items (at most 50 per check) are linked to the entries they come from.
  */
 export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const items = createItemRepository({ strapi });
+  const items = repositories(strapi).items;
   let cached: { seq: number; policy: string; at: number; report: ReadinessReport } | null = null;
 
   /** Page through snapshot S with the manifest service: its paging problems are in `paging`. */

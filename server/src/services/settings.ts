@@ -1,8 +1,8 @@
+import { repositories } from '../repositories';
 import { randomBytes } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { DiscoveryConfig } from '../core/config';
 import { SitemapAiError } from '../core/errors';
-import { createLockRepository } from '../repositories/lock-repository';
 import {
   editableFromConfig,
   effectiveConfig,
@@ -19,7 +19,6 @@ import type {
   SettingsData,
   SettingsFieldError,
 } from '../../../shared/contracts/admin';
-import { createPluginStoreRepository } from '../repositories/plugin-store-repository';
 import { getService } from '../utils/get-service';
 import { SETTINGS_STORE_KEY, type StoredSettings } from './config';
 
@@ -59,7 +58,7 @@ export class SettingsValidationError extends Error {
  * service) — the schedule and the rate limiter follow from there.
  */
 export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const store = createPluginStoreRepository({ strapi });
+  const store = repositories(strapi).store;
   const config = () => getService(strapi, 'config');
 
   /** Load the stored Settings and announce a change of the effective config, if any. */
@@ -163,7 +162,7 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       // One save at a time across instances (a short lease): two admins saving at once end with
       // one stored value — the later save — never two store rows or a half-applied mix.
       const token = `${randomBytes(8).toString('hex')}`;
-      const leases = createLockRepository({ strapi });
+      const leases = repositories(strapi).locks;
       const deadline = Date.now() + SAVE_WAIT_MS;
       while (!(await leases.acquire(SAVE_LEASE, token, SAVE_LEASE_MS))) {
         if (Date.now() > deadline)

@@ -1,12 +1,11 @@
+import { DAY_MS } from '../../../shared/constants';
+import { repositories } from '../repositories';
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import { createDirtyRepository } from '../repositories/dirty-repository';
-import { createItemRepository, type NewItemVersion } from '../repositories/item-repository';
-import { createLockRepository } from '../repositories/lock-repository';
-import { createSnapshotRepository, type SnapshotRecord } from '../repositories/snapshot-repository';
-import { createStateRepository, type StoredTrackedState } from '../repositories/state-repository';
-import { BLOB_GRACE_MS, createBlobRepository } from '../repositories/blob-repository';
-import { createPluginStoreRepository } from '../repositories/plugin-store-repository';
+import { type NewItemVersion } from '../repositories/item-repository';
+import { type SnapshotRecord } from '../repositories/snapshot-repository';
+import { type StoredTrackedState } from '../repositories/state-repository';
+import { BLOB_GRACE_MS } from '../repositories/blob-repository';
 import { getService } from '../utils/get-service';
 
 export interface RebuildOptions {
@@ -71,16 +70,16 @@ function applyCountDelta(
 }
 
 export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
-  const items = createItemRepository({ strapi });
-  const snapshots = createSnapshotRepository({ strapi });
-  const states = createStateRepository({ strapi });
-  const dirty = createDirtyRepository({ strapi });
-  const locks = createLockRepository({ strapi });
-  const blobs = createBlobRepository({ strapi });
+  const items = repositories(strapi).items;
+  const snapshots = repositories(strapi).snapshots;
+  const states = repositories(strapi).states;
+  const dirty = repositories(strapi).dirty;
+  const locks = repositories(strapi).locks;
+  const blobs = repositories(strapi).blobs;
   const owner = randomUUID();
   let running: Promise<RebuildResult> | null = null;
 
-  const store = createPluginStoreRepository({ strapi });
+  const store = repositories(strapi).store;
   let lastChangelogCollect = 0;
 
   /**
@@ -93,7 +92,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     if (!force && now - lastChangelogCollect < changelogRetention.collectEveryMinutes * 60_000)
       return 0;
     lastChangelogCollect = now;
-    const before = new Date(now - changelogRetention.days * 86_400_000).toISOString();
+    const before = new Date(now - changelogRetention.days * DAY_MS).toISOString();
     const deleted =
       (await states.collectChangelog(before, changelogRetention.keepPerItem, latest)) +
       (await states.collectRemovedStates(before));

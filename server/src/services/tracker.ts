@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
 import { documentDrafts, type SiteContext } from '../core/items';
@@ -12,9 +13,7 @@ import {
   type TrackedState,
 } from '../core/tracking';
 import type { EntrySource, ItemDraft } from '../core/types';
-import { createDirtyRepository } from '../repositories/dirty-repository';
-import { createSourceRepository } from '../repositories/source-repository';
-import { createStateRepository, StateConflictError } from '../repositories/state-repository';
+import { StateConflictError } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
 import type { EnabledType } from './config';
 
@@ -74,8 +73,8 @@ export interface TrackResult {
  * linked, the comparison — serves all three and the editors' panel, which runs it dry.
  */
 export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
-  const sources = createSourceRepository({ strapi });
-  const states = createStateRepository({ strapi });
+  const sources = repositories(strapi).sources;
+  const states = repositories(strapi).states;
   const settings = () => getService(strapi, 'config');
   /** One tracking run per document at a time in this process. */
   const queues = new Map<string, Promise<unknown>>();
@@ -226,7 +225,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     return next;
   }
 
-  const dirty = createDirtyRepository({ strapi });
+  const dirty = repositories(strapi).dirty;
 
   const tracker = {
     /**

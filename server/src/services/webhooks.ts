@@ -1,3 +1,4 @@
+import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import type { IndexNowConfig, WebhooksConfig } from '../core/config';
 import {
@@ -20,10 +21,7 @@ import {
   signPayload,
   type WebhookEvent,
 } from '../core/webhooks';
-import {
-  createWebhookRepository,
-  type WebhookDeliveryRecord,
-} from '../repositories/webhook-repository';
+import { type WebhookDeliveryRecord } from '../repositories/webhook-repository';
 import { getService } from '../utils/get-service';
 import type {
   WebhookDelivery,
@@ -173,7 +171,7 @@ function signedHeaders(
  * Strapi instances never send the same attempt twice (a conditional claim).
  */
 export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
-  const repository = createWebhookRepository({ strapi });
+  const repository = repositories(strapi).webhooks;
   const webhooks = (): WebhooksConfig => getService(strapi, 'config').config().webhooks;
   const indexNow = (): IndexNowConfig => getService(strapi, 'config').config().indexNow;
   const siteUrl = (): string => getService(strapi, 'config').config().siteUrl;
