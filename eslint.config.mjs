@@ -84,7 +84,7 @@ const layers = [
     ],
     [
       banned(
-        ['../repositories/*'],
+        ['../repositories', '../repositories/*'],
         'controllers, middlewares and routes reach data through services.',
       ),
     ],
@@ -107,6 +107,19 @@ const layers = [
       ),
     ],
   ),
+  // Published on their own (`./anchors`, `./interop`) and bundled by sites' front ends as they are.
+  {
+    files: ['server/src/core/anchors.ts', 'server/src/core/interop.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration, ImportExpression, CallExpression[callee.name="require"]',
+          message: 'this module is published standalone: it imports nothing.',
+        },
+      ],
+    },
+  },
 ];
 
 export default tseslint.config(
