@@ -3,6 +3,7 @@ import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { SnapshotGoneError } from '../core/errors';
+import { versionString } from '../core/items';
 import { bulkInsert } from './bulk';
 import { createBlobRepository } from './blob-repository';
 import { storedStateColumns, storedStateOf } from './stored-state';
@@ -428,7 +429,10 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             sourceUid: String(row.source_uid),
             sourceDocument: String(row.source_document),
             checksum: String(row.checksum),
-            version: `v${Number(row.content_version)}.${Number(row.meta_version)}`,
+            version: versionString({
+              contentVersion: Number(row.content_version),
+              metaVersion: Number(row.meta_version),
+            }),
           });
         }
       }
