@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { CHUNK_RULES, DAY_MS } from '../../../shared/constants';
+import { CHUNK_RULES, DAY_MS, HOUR_MS } from '../../../shared/constants';
 import type { ManifestItem } from './types';
 
 /**
@@ -275,7 +275,7 @@ export function indexFreshnessHours(input: {
   if (input.oldestDirty && Number.isFinite(Date.parse(input.oldestDirty)))
     starts.push(Date.parse(input.oldestDirty));
   if (starts.length === 0) return 0;
-  const hours = (input.now.getTime() - Math.min(...starts)) / 3_600_000;
+  const hours = (input.now.getTime() - Math.min(...starts)) / HOUR_MS;
   return Math.max(0, Math.round(hours * 100) / 100);
 }
 

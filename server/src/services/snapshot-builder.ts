@@ -1,4 +1,4 @@
-import { DAY_MS } from '../../../shared/constants';
+import { DAY_MS, HOUR_MS } from '../../../shared/constants';
 import { repositories } from '../repositories';
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
@@ -364,7 +364,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     await snapshots.publish(record);
     await states.settle(settled);
     const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'config').config();
-    const oldest = await snapshots.collect(snapshotRetention, snapshotRetentionHours * 3_600_000);
+    const oldest = await snapshots.collect(snapshotRetention, snapshotRetentionHours * HOUR_MS);
     if (oldest !== null) await items.collect(oldest);
     // Hygiene never fails a published build: logged, and tried again at the next interval.
     await collectChangelog(seq).catch((error: unknown) =>
