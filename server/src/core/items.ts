@@ -432,7 +432,20 @@ export function nextState(
       },
     };
   }
-  return { change: 'none', state: { ...previous, history: [...previous.history] } };
+  // Only the version fields: the caller's previous state may carry its stored texts, read lazily.
+  const { checksum, metaHash, contentVersion, metaVersion, modified, firstPublished } = previous;
+  return {
+    change: 'none',
+    state: {
+      checksum,
+      metaHash,
+      contentVersion,
+      metaVersion,
+      modified,
+      firstPublished,
+      history: [...previous.history],
+    },
+  };
 }
 
 export function versionString(
