@@ -13,6 +13,18 @@ interface Documents {
   unpublish(p: object): Promise<unknown>;
 }
 
+/** Append a line to the English draft of an article and publish it. */
+async function publishEdit(app: TestApp, slug: string, line: string): Promise<void> {
+  const documents = app.strapi.documents(ARTICLE as never) as unknown as Documents;
+  const doc = await documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
+  await documents.update({
+    documentId: doc.documentId,
+    locale: 'en',
+    data: { body: `${doc.body}\n\n${line}` },
+  });
+  await documents.publish({ documentId: doc.documentId, locale: 'en' });
+}
+
 /**
  * Issue 9, storage hygiene: the changelog keeps what its retention says — every entry younger
  * than `changelogRetention.days`, and of older ones each served item's latest `keepPerItem` —
@@ -30,13 +42,7 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
     }[];
 
   async function edit(slug: string, n: number): Promise<void> {
-    const doc = await documents().findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
-    await documents().update({
-      documentId: doc.documentId,
-      locale: 'en',
-      data: { body: `${doc.body}\n\nEdit number ${n}.` },
-    });
-    await documents().publish({ documentId: doc.documentId, locale: 'en' });
+    await publishEdit(app, slug, `Edit number ${n}.`);
     await builder().rebuild({ trigger: 'test' });
   }
 
@@ -121,7 +127,6 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
 describe.each(testDatabases())('stored texts on %s', (client) => {
   let app: TestApp;
   const builder = () => app.strapi.plugin('sitemap-ai').service('snapshot-builder');
-  const documents = () => app.strapi.documents(ARTICLE as never) as unknown as Documents;
   const knex = () => app.strapi.db.connection;
   const table = (uid: string) => app.strapi.db.metadata.get(uid as never).tableName;
   const STATES = 'plugin::sitemap-ai.fragment-state';
@@ -141,16 +146,6 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
       ((await knex()(table(BLOBS)).select('key')) as { key: string }[]).map((r) => r.key),
     );
     return { referenced, stored };
-  }
-
-  async function editAndPublish(slug: string, line: string): Promise<void> {
-    const doc = await documents().findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
-    await documents().update({
-      documentId: doc.documentId,
-      locale: 'en',
-      data: { body: `${doc.body}\n\n${line}` },
-    });
-    await documents().publish({ documentId: doc.documentId, locale: 'en' });
   }
 
   beforeAll(async () => {
@@ -187,9 +182,9 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     expect([...initial.referenced].filter((key) => !initial.stored.has(key))).toEqual([]);
 
     // When a page is published twice before one build (its first edit is never served) …
-    await editAndPublish('geo-index', 'A first edit, replaced before any build.');
+    await publishEdit(app, 'geo-index', 'A first edit, replaced before any build.');
     const intermediate = (await shared()).state;
-    await editAndPublish('geo-index', 'A second edit, the one that is built.');
+    await publishEdit(app, 'geo-index', 'A second edit, the one that is built.');
     await builder().rebuild({ trigger: 'test' });
     // … and the build after that collects the version it replaced
     await builder().rebuild({ trigger: 'test', full: true });
