@@ -1,8 +1,9 @@
 import type { Core } from '@strapi/strapi';
 import { getService } from './utils/get-service';
 
-/** Stop the access-log writer, the schedule and the webhook delivery loop (no orphan timers) and forget module-level state so a reboot in the same process starts clean. */
+/** Track what publishes queued, stop the access-log writer, the schedule and the webhook delivery loop (no orphan timers) and forget module-level state so a reboot in the same process starts clean. */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  await getService(strapi, 'tracker').stop();
   await getService(strapi, 'access-log').stop();
   await getService(strapi, 'rate-limit').stop();
   await getService(strapi, 'scheduler').stop();

@@ -4,7 +4,9 @@
  * A Strapi instance for the crash tests, killed with SIGKILL by the test: boots the playground on
  * the database named by the environment and prints "ready"; on "seed N" publishes N generated
  * articles through the document service and prints "seeded"; on "rebuild" prints "building",
- * runs a full rebuild and prints "built <snapshot> skipped=<bool> in <ms> ms".
+ * runs a full rebuild and prints "built <snapshot> skipped=<bool> in <ms> ms"; on "publish-and-die
+ * SLUG TEXT" appends TEXT to that article's body, publishes it and kills itself (SIGKILL) the moment
+ * the publish returns, before anything it left for later can run.
  */
 const path = require('node:path');
 const readline = require('node:readline');
@@ -44,6 +46,21 @@ async function main() {
         await documents.publish({ documentId: doc.documentId, locale: 'en' });
       }
       console.log('seeded');
+    }
+    if (command === 'publish-and-die') {
+      const text = line.trim().split(/\s+/).slice(2).join(' ');
+      const [draft] = await documents.findMany({
+        filters: { slug: arg },
+        locale: 'en',
+        status: 'draft',
+      });
+      await documents.update({
+        documentId: draft.documentId,
+        locale: 'en',
+        data: { body: `${draft.body}\n\n${text}` },
+      });
+      await documents.publish({ documentId: draft.documentId, locale: 'en' });
+      process.kill(process.pid, 'SIGKILL');
     }
     if (command === 'rebuild') {
       console.log('building');

@@ -49,7 +49,13 @@ function startInstance(env: Record<string, string>) {
     child.kill('SIGKILL');
     await exited;
   };
-  return { line, send, kill, output: () => output };
+  return {
+    line,
+    send,
+    kill,
+    output: () => output,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
+  };
 }
 
 /** A killed instance's presence lasts three minutes: in these tests it is known dead at once. */
@@ -153,5 +159,59 @@ describe.runIf(testDatabases().includes('sqlite'))(
         }
       },
     );
+  },
+);
+
+describe.runIf(testDatabases().includes('sqlite'))(
+  'kill -9 right after a publish returns, on sqlite',
+  () => {
+    let database: TestApp['database'] | undefined;
+
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it('records the publish at the next rebuild: its mark was written before the publish returned', async () => {
+      const first = await bootPlayground('sqlite');
+      database = first.database;
+      const before = new Map((await crawl(first.http)).items.map((i) => [i.id, i.checksum]));
+      await first.close({ keepDatabase: true });
+
+      // An editor's publish returns and the process dies before its queued tracking could run.
+      const text = 'A paragraph published just before the server died.';
+      const instance = startInstance(database.env);
+      await instance.line(/^ready$/);
+      instance.send(`publish-and-die geo-index ${text}`);
+      const deadline = Date.now() + 120_000;
+      while (!instance.exited() && Date.now() < deadline) await sleep(50);
+      expect(instance.exited()).toBe(true);
+
+      const app = await bootPlayground('sqlite', { database });
+      try {
+        await forgetDeadInstances(app);
+        const marks = await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').findMany();
+        expect(marks).toEqual([
+          expect.objectContaining({ action: 'publish', attempts: 0, last_error: null }),
+        ]);
+        const result = await app.strapi
+          .plugin('sitemap-ai')
+          .service('snapshot-builder')
+          .rebuild({ trigger: 'test' });
+        expect(result.failures).toEqual([]);
+        expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(0);
+        const changed = (await crawl(app.http)).items.filter(
+          (i) => before.get(i.id) !== i.checksum,
+        );
+        expect(changed.length).toBeGreaterThan(0);
+        const contents = await Promise.all(
+          changed.map(
+            async (i) => (await app.http.get(`${API}/fragments/${i.id}/content`).expect(200)).text,
+          ),
+        );
+        expect(contents.some((c) => c.includes(text))).toBe(true);
+      } finally {
+        await app.close({ keepDatabase: true });
+      }
+    });
   },
 );

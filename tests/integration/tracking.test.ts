@@ -320,10 +320,11 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
   it('records a change whose tracking failed when the next rebuild runs (dirty mark), without failing the save', async () => {
     const page = await ownArticle(app, 'dirty-mark');
     const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as {
-      trackDocument: (...args: unknown[]) => Promise<unknown>;
+      trackDocuments: (...args: unknown[]) => Promise<unknown>;
+      flush: () => Promise<void>;
     };
-    const original = tracker.trackDocument;
-    tracker.trackDocument = async () => {
+    const original = tracker.trackDocuments;
+    tracker.trackDocuments = async () => {
       throw new Error('database hiccup');
     };
     try {
@@ -333,17 +334,67 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
         (body) => body.replace('## Security and privacy', '## Security and privacy\n\nWording.'),
         'Wording',
       );
+      await tracker.flush();
     } finally {
-      tracker.trackDocument = original;
+      tracker.trackDocuments = original;
     }
-    expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(1);
+    const marks = await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').findMany();
+    expect(marks).toEqual([
+      expect.objectContaining({ action: 'publish', attempts: 1, last_error: 'database hiccup' }),
+    ]);
+    const dashboard = app.strapi.plugin('sitemap-ai').service('dashboard');
+    expect((await dashboard.data()).dirtyEntries).toBe(1);
     const before = await changelog(app, `${page}:security-and-privacy`);
     expect(before.entries[0]!.version).toBe('v1.0');
     const result = await rebuild(app);
     expect(result.skipped).toBe(false);
     expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(0);
+    expect((await dashboard.data()).dirtyEntries).toBe(0);
     const after = await changelog(app, `${page}:security-and-privacy`);
     expect(after.entries[0]).toMatchObject({ version: 'v2.0', desc: 'Wording' });
+  });
+
+  it('does not keep the editor waiting: a publish returns with its tracking marked in the database, recorded moments later', async () => {
+    const pages = [await ownArticle(app, 'queued-a'), await ownArticle(app, 'queued-b')];
+    const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as {
+      trackDocuments: (uid: string, ids: readonly string[]) => Promise<unknown>;
+      flush: () => Promise<void>;
+    };
+    const original = tracker.trackDocuments;
+    const calls: string[][] = [];
+    // Held until both publishes have returned, so the test sees the queue whatever the timing.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    tracker.trackDocuments = async (uid, ids) => {
+      calls.push([...ids]);
+      await held;
+      return original.call(tracker, uid, ids);
+    };
+    try {
+      const ids = [
+        await publishEdit(app, 'queued-a', (body) => `${body}\n\nQueued note A.`, 'Note A'),
+        await publishEdit(app, 'queued-b', (body) => `${body}\n\nQueued note B.`, 'Note B'),
+      ];
+      // Both publishes returned; each left a mark in the database until it is tracked.
+      const marks = await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').findMany();
+      expect(marks.map((m) => m.source_document).sort()).toEqual([...ids].sort());
+      for (const mark of marks) expect(mark).toMatchObject({ attempts: 0, last_error: null });
+      release();
+      await tracker.flush();
+      // Both documents tracked (in one batch or two, as the publishes' timing fell), then every
+      // mark gone.
+      expect(calls.flat().sort()).toEqual([...ids].sort());
+      expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(0);
+    } finally {
+      release();
+      tracker.trackDocuments = original;
+    }
+    await rebuild(app);
+    for (const [page, desc] of [
+      [pages[0]!, 'Note A'],
+      [pages[1]!, 'Note B'],
+    ] as const)
+      expect((await changelog(app, page)).entries[0]).toMatchObject({ version: 'v2.0', desc });
   });
 
   it('leaves one changelog entry per change under concurrent publishes, with no gaps or duplicates', async () => {

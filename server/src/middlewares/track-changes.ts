@@ -13,12 +13,15 @@ function documentIdOf(ctx: DocumentContext, result: unknown): string | undefined
 /**
  * Document-service middleware (docs/protocol.md §3.1; README › In the admin), a dispatcher: before
  * the action, the metadata-guard service checks the editors' `sitemapAi` values (the only part
- * that may refuse a save); after it, the tracker records what changed in the published content.
+ * that may refuse a save) and the tracker records a still-queued earlier action on the same
+ * document; after it, the tracker queues what changed in the published content.
  * The recording never fails the editor's action and never rebuilds (services/tracker.ts).
  */
 export function createTrackChangesMiddleware({ strapi }: { strapi: Core.Strapi }) {
   return async (ctx: DocumentContext, next: () => Promise<unknown>) => {
     await getService(strapi, 'metadata-guard').guard(ctx);
+    if (ctx.params?.documentId)
+      await getService(strapi, 'tracker').settleDocument(ctx.uid, ctx.params.documentId);
     const result = await next();
     await getService(strapi, 'tracker').documentActed({
       uid: ctx.uid,

@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { WRITE_BATCH } from './json';
 
 export const DIRTY_MARK_UID = 'plugin::sitemap-ai.dirty-mark' as const;
 
@@ -13,10 +14,39 @@ export interface DirtyMark {
   attempts: number;
 }
 
-/** Entries whose change could not be recorded when it happened (docs/protocol.md §3.1: never lost silently). */
+/**
+ * Documents whose change is not recorded yet (docs/protocol.md §3.1: never lost silently): marked
+ * when a publish queues its tracking (no error; cleared once tracked) and when tracking failed
+ * (with the error; the next rebuild retries). Any instance's rebuild records what is marked.
+ */
 export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(DIRTY_MARK_UID);
   return {
+    /**
+     * Mark a document whose tracking was queued; returns the mark's id. One plain INSERT (no
+     * document id, lifecycles or read-back): it is on every publish's path.
+     */
+    async queue(uid: string, documentId: string, action: string): Promise<number> {
+      const now = new Date();
+      const inserted = (await strapi.db
+        .connection(strapi.db.metadata.get(DIRTY_MARK_UID).tableName)
+        .insert(
+          {
+            source_uid: uid,
+            source_document: documentId,
+            action,
+            marked_at: now.toISOString(),
+            attempts: 0,
+            created_at: now,
+            updated_at: now,
+          },
+          ['id'],
+        )) as unknown[];
+      // PostgreSQL and SQLite return the row, MySQL the id.
+      const first = inserted[0];
+      return Number(typeof first === 'object' && first !== null ? (first as Row).id : first);
+    },
+
     async mark(uid: string, documentId: string, action: string, error: string): Promise<void> {
       await query().create({
         data: {
@@ -43,7 +73,8 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async clear(ids: readonly number[]): Promise<void> {
-      if (ids.length > 0) await query().deleteMany({ where: { id: { $in: ids } } });
+      for (let i = 0; i < ids.length; i += WRITE_BATCH)
+        await query().deleteMany({ where: { id: { $in: ids.slice(i, i + WRITE_BATCH) } } });
     },
 
     async failed(ids: readonly number[], error: string): Promise<void> {
@@ -57,11 +88,12 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
+    /** Entries whose tracking failed and waits for a rebuild (queued ones are not counted). */
     async count(): Promise<number> {
-      return Number(await query().count());
+      return Number(await query().count({ where: { last_error: { $notNull: true } } }));
     },
 
-    /** When the oldest entry still waiting was marked (null when none is). */
+    /** When the oldest entry still waiting (queued or failed) was marked (null when none is). */
     async oldestMarkedAt(): Promise<string | null> {
       const row = (await query().findOne({
         orderBy: { marked_at: 'asc' },

@@ -56,6 +56,8 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
       const snapshots = await getService(strapi, 'manifest').recentSnapshots(DASHBOARD_SNAPSHOTS);
       const instances = getService(strapi, 'instances');
       const mine = getService(strapi, 'config').fileFingerprint();
+      // Publishes this process has returned from count as pending, not as queued.
+      await getService(strapi, 'tracker').flush();
       const [readiness, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest, live] =
         await Promise.all([
           getService(strapi, 'readiness').check({ fresh: options.fresh }),

@@ -235,6 +235,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         before = changelogPosition(
           readPageToken(params.page_token, secret(), { feed, filters: '' }).after,
         );
+      // Changes this process has returned a publish for are in it (services/tracker.ts).
+      await getService(strapi, 'tracker').flush();
       const rows = await states.changelogPage(id, before, params.limit + 1);
       const page = rows.slice(0, params.limit);
       const last = page[page.length - 1];

@@ -401,6 +401,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
       if (!running) {
         running = (async () => {
+          // What this process's publishes queued is tracked before the snapshot is taken.
+          await getService(strapi, 'tracker').flush();
           const token = `${owner}:${randomUUID()}`;
           if (!(await locks.acquire(LOCK_NAME, token, LEASE_MS))) {
             return {

@@ -33,6 +33,21 @@ export interface DocumentAction {
 }
 
 const BATCH = 100;
+/**
+ * A publish's tracking waits this long for more publishes to join its batch (an editor's burst, an
+ * import) — the publish itself returns at once…
+ */
+const SETTLE_MS = 100;
+/** …but never longer than this after the first publish of the batch. */
+const MAX_WAIT_MS = 1_000;
+
+/** A document whose tracking a publish queued, with the ids of its marks. */
+interface Queued {
+  uid: string;
+  documentId: string;
+  action: string;
+  marks: number[];
+}
 
 /** The locales a document publishes in (the site's default first) and the site context. */
 export interface DocumentScope {
@@ -135,6 +150,43 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     return { entries, draft };
   }
 
+  /**
+   * The published entries of these documents in every locale of `scope` (a document's entries in
+   * the scope's locale order), read a locale at a time for all of them; `known` holds one
+   * locale's entries already read.
+   */
+  async function entriesOf(
+    type: EnabledType,
+    scope: DocumentScope,
+    ids: readonly string[],
+    known?: { lang: string; entries: ReadonlyMap<string, EntrySource> },
+  ): Promise<Map<string, EntrySource[]>> {
+    const byLang = new Map<string, ReadonlyMap<string, EntrySource>>();
+    if (known) byLang.set(known.lang, known.entries);
+    for (const lang of scope.langs) {
+      if (byLang.has(lang)) continue;
+      const entries = await sources.publishedOf(
+        type.uid,
+        type.policy.typeKey,
+        type.map,
+        ids,
+        scope.localized ? lang : undefined,
+        lang,
+      );
+      byLang.set(lang, new Map(entries.map((e) => [e.documentId, e])));
+    }
+    const byDocument = new Map<string, EntrySource[]>();
+    for (const id of ids)
+      byDocument.set(
+        id,
+        scope.langs.flatMap((lang) => {
+          const entry = byLang.get(lang)?.get(id);
+          return entry ? [entry] : [];
+        }),
+      );
+    return byDocument;
+  }
+
   interface DocumentRead {
     documentId: string;
     entries: EntrySource[];
@@ -225,14 +277,143 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     return next;
   }
 
+  /**
+   * Track a batch of documents of one type (all their locales' entries): compared and written at
+   * once; when that fails (another tracker wrote one of them first, or one cannot be recorded)
+   * they are tracked one by one. Returns how many items changed and the documents that could not
+   * be tracked (kept at their previous state, logged).
+   */
+  async function trackBatch(
+    type: EnabledType,
+    scope: DocumentScope,
+    byDocument: ReadonlyMap<string, EntrySource[]>,
+    cause?: string,
+  ): Promise<{
+    changed: number;
+    failures: { uid: string; documentId: string; message: string }[];
+  }> {
+    const { langs } = scope;
+    const batch = [...byDocument.keys()];
+    const failures: { uid: string; documentId: string; message: string }[] = [];
+    try {
+      const diff = await diffDocuments(
+        type.uid,
+        batch.map((documentId) => {
+          const entries = byDocument.get(documentId)!;
+          return { documentId, entries, drafts: draftsOf(type, entries, scope.site).drafts, langs };
+        }),
+        cause,
+      );
+      await states.write(diff.writes, diff.changelog, diff.aliases);
+      return { changed: diff.changed, failures };
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) {
+        strapi.log.warn(
+          `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    let changed = 0;
+    for (const documentId of batch) {
+      const entries = byDocument.get(documentId)!;
+      try {
+        const result = await serialized(`${type.uid}|${documentId}`, () =>
+          apply(
+            type.uid,
+            documentId,
+            async () => ({ entries, drafts: draftsOf(type, entries, scope.site).drafts, langs }),
+            cause,
+          ),
+        );
+        changed += result.changed;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        failures.push({ uid: type.uid, documentId, message });
+        strapi.log.error(
+          `[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`,
+        );
+      }
+    }
+    return { changed, failures };
+  }
+
   const dirty = repositories(strapi).dirty;
+  const queued = new Map<string, Queued>();
+  let timer: NodeJS.Timeout | null = null;
+  let firstQueuedAt = 0;
+  let draining: Promise<void> = Promise.resolve();
+  /** Documents whose queued tracking is being recorded now. */
+  const recording = new Set<string>();
+
+  /** Flush the queue once no publish joined it for SETTLE_MS, or MAX_WAIT_MS after its first. */
+  function schedule(): void {
+    const now = Date.now();
+    if (timer) clearTimeout(timer);
+    if (firstQueuedAt === 0) firstQueuedAt = now;
+    const wait = Math.max(0, Math.min(SETTLE_MS, firstQueuedAt + MAX_WAIT_MS - now));
+    timer = setTimeout(() => void tracker.flush(), wait);
+  }
+
+  /** Never throws: what cannot be recorded keeps (or gets) a mark with its error for the next rebuild. */
+  async function recordQueued(batch: readonly Queued[]): Promise<void> {
+    for (const entry of batch) recording.add(`${entry.uid}|${entry.documentId}`);
+    try {
+      await recordBatch(batch);
+    } finally {
+      recording.clear();
+    }
+  }
+
+  async function recordBatch(batch: readonly Queued[]): Promise<void> {
+    const failed = new Map<Queued, string>();
+    const byUid = new Map<string, Queued[]>();
+    for (const entry of batch) byUid.set(entry.uid, [...(byUid.get(entry.uid) ?? []), entry]);
+    for (const [uid, list] of byUid) {
+      try {
+        const { failures } = await tracker.trackDocuments(
+          uid,
+          list.map((q) => q.documentId),
+        );
+        const message = new Map(failures.map((f) => [f.documentId, f.message]));
+        for (const q of list)
+          if (message.has(q.documentId)) failed.set(q, message.get(q.documentId)!);
+      } catch (error) {
+        for (const q of list) failed.set(q, error instanceof Error ? error.message : String(error));
+      }
+    }
+    try {
+      await dirty.clear(
+        batch.filter((entry) => !failed.has(entry)).flatMap((entry) => entry.marks),
+      );
+    } catch (error) {
+      // The marks stay: the next rebuild tracks those documents once more, which changes nothing.
+      strapi.log.warn(
+        `[sitemap-ai] marks of tracked documents not cleared: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    for (const [entry, message] of failed) {
+      strapi.log.warn(
+        `[sitemap-ai] change of ${entry.uid} ${entry.documentId} (${entry.action}) not recorded now, marked for the next rebuild: ${message}`,
+      );
+      try {
+        if (entry.marks.length > 0) await dirty.failed(entry.marks, message);
+        else await dirty.mark(entry.uid, entry.documentId, entry.action, message);
+      } catch (markError) {
+        strapi.log.error(
+          `[sitemap-ai] could not mark ${entry.uid} ${entry.documentId} dirty either (${markError instanceof Error ? markError.message : String(markError)}); a full rebuild will reconcile it`,
+        );
+      }
+    }
+  }
 
   const tracker = {
     /**
      * After a document action (docs/protocol.md §3.1): a publish, unpublish, delete or discard of
-     * a tracked type — or any save of a type without draft & publish — is recorded once the
-     * surrounding transaction commits, outside it, so that recording can never roll back the
-     * save. Other actions are ignored. Never throws (recordChange keeps the dirty fallback).
+     * a tracked type — or any save of a type without draft & publish — queues the document's
+     * tracking once the surrounding transaction commits (recording can never roll back the save).
+     * The editor does not wait for it: the document is marked in the database (so any instance's
+     * rebuild records it even if this process stops) and tracked in a batch moments later.
+     * Other actions are ignored. Never throws.
      */
     async documentActed({
       uid,
@@ -242,36 +423,102 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     }: DocumentAction): Promise<void> {
       if (!documentId || !settings().trackedUids().has(uid)) return;
       if (!(draftAndPublish ? PUBLISHED_ACTIONS : LIVE_ACTIONS).has(action)) return;
-      const run = () => tracker.recordChange(uid, documentId, action);
+      const queue = () => tracker.queue(uid, documentId, action);
       if (strapi.db.inTransaction()) {
         await strapi.db.transaction(async ({ onCommit }) => {
-          onCommit(() => void run());
+          onCommit(() => void queue());
         });
       } else {
-        await run();
+        await queue();
       }
     },
 
-    /**
-     * Record an editor's action on a document now; what cannot be recorded is marked dirty (and
-     * logged) for the next rebuild to reconcile. Never throws: the editor's save must not fail.
-     */
-    async recordChange(uid: string, documentId: string, action: string): Promise<void> {
+    /** Queue a document's tracking (documentActed). Never throws. */
+    async queue(uid: string, documentId: string, action: string): Promise<void> {
+      const key = `${uid}|${documentId}`;
+      let mark: number | null = null;
       try {
-        await tracker.trackDocument(uid, documentId);
+        mark = await dirty.queue(uid, documentId, action);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
         strapi.log.warn(
-          `[sitemap-ai] change of ${uid} ${documentId} (${action}) not recorded now, marked for the next rebuild: ${message}`,
+          `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${error instanceof Error ? error.message : String(error)}`,
         );
-        try {
-          await dirty.mark(uid, documentId, action, message);
-        } catch (markError) {
-          strapi.log.error(
-            `[sitemap-ai] could not mark ${uid} ${documentId} dirty either (${markError instanceof Error ? markError.message : String(markError)}); a full rebuild will reconcile it`,
-          );
-        }
       }
+      const entry = queued.get(key) ?? { uid, documentId, action, marks: [] };
+      if (mark !== null) entry.marks.push(mark);
+      queued.set(key, entry);
+      schedule();
+    },
+
+    /**
+     * Track every queued document now and wait until that (and any tracking already under way)
+     * is done. Whatever reads tracked states — the rebuild, the editors' panel, the dashboard —
+     * flushes first, so it sees every publish this process has returned from.
+     */
+    flush(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      firstQueuedAt = 0;
+      const batch = [...queued.values()];
+      queued.clear();
+      const run = draining.then(() => (batch.length > 0 ? recordQueued(batch) : undefined));
+      draining = run;
+      return run;
+    },
+
+    /**
+     * Before an action on a document whose earlier action is still queued (or being recorded):
+     * record that one first, so that every publish is compared on its own — two publishes of a
+     * document a moment apart get two changelog entries, each with its own reason.
+     */
+    async settleDocument(uid: string, documentId: string): Promise<void> {
+      const key = `${uid}|${documentId}`;
+      if (queued.has(key) || recording.has(key)) await tracker.flush();
+    },
+
+    /** Stopping: what is queued is tracked now (a mark stays for what cannot be). */
+    stop: (): Promise<void> => tracker.flush(),
+
+    /**
+     * Track documents of one type now, in batches (all their locales); a document that cannot be
+     * tracked is returned among the failures, kept at its previous state.
+     */
+    async trackDocuments(
+      uid: string,
+      documentIds: readonly string[],
+      cause?: string,
+    ): Promise<{
+      changed: number;
+      failures: { uid: string; documentId: string; message: string }[];
+    }> {
+      const type = settings()
+        .enabledTypes()
+        .find((t) => t.uid === uid);
+      let changed = 0;
+      const failures: { uid: string; documentId: string; message: string }[] = [];
+      for (let i = 0; i < documentIds.length; i += BATCH) {
+        const part = documentIds.slice(i, i + BATCH);
+        if (!type) {
+          // No longer enabled: each document's items are withdrawn on their own.
+          for (const documentId of part) {
+            try {
+              changed += (await tracker.trackDocument(uid, documentId, cause)).changed;
+            } catch (error) {
+              failures.push({
+                uid,
+                documentId,
+                message: error instanceof Error ? error.message : String(error),
+              });
+            }
+          }
+          continue;
+        }
+        const scope = await scopeOf(type);
+        const result = await trackBatch(type, scope, await entriesOf(type, scope, part), cause);
+        changed += result.changed;
+        failures.push(...result.failures);
+      }
+      return { changed, failures };
     },
 
     /** Track one document (all its locales) now. */
@@ -320,6 +567,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       scope: DocumentScope,
       lang: string,
     ): Promise<DocumentPreview | null> {
+      await tracker.flush();
       const { entries, draft } = await readDocument(type, documentId, scope, lang);
       if (!draft) return null;
       const { drafts, unfilled } = draftsOf(type, entries, scope.site, false);
@@ -351,70 +599,6 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       let changed = 0;
       const failures: { uid: string; documentId: string; message: string }[] = [];
       const seen = new Set<string>();
-      /**
-       * Compare a batch of documents (all their locales' entries): read, compared and written in
-       * one transaction; when another tracker (a publish meanwhile) wrote one of them first, they
-       * are done one by one.
-       */
-      const compare = async (
-        type: EnabledType,
-        scope: DocumentScope,
-        byDocument: ReadonlyMap<string, EntrySource[]>,
-      ): Promise<void> => {
-        const { langs } = scope;
-        const batch = [...byDocument.keys()];
-        for (const documentId of batch) seen.add(`${type.uid}|${documentId}`);
-        documents += batch.length;
-        try {
-          const diff = await diffDocuments(
-            type.uid,
-            batch.map((documentId) => {
-              const entries = byDocument.get(documentId)!;
-              return {
-                documentId,
-                entries,
-                drafts: draftsOf(type, entries, scope.site).drafts,
-                langs,
-              };
-            }),
-            cause,
-          );
-          await states.write(diff.writes, diff.changelog, diff.aliases);
-          changed += diff.changed;
-          return;
-        } catch (error) {
-          if (!(error instanceof StateConflictError)) {
-            strapi.log.warn(
-              `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${error instanceof Error ? error.message : String(error)}`,
-            );
-          }
-        }
-        for (const documentId of batch) {
-          const entries = byDocument.get(documentId)!;
-          try {
-            const result = await serialized(`${type.uid}|${documentId}`, () =>
-              apply(
-                type.uid,
-                documentId,
-                async () => ({
-                  entries,
-                  drafts: draftsOf(type, entries, scope.site).drafts,
-                  langs,
-                }),
-                cause,
-              ),
-            );
-            changed += result.changed;
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            failures.push({ uid: type.uid, documentId, message });
-            strapi.log.error(
-              `[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`,
-            );
-          }
-        }
-      };
-
       // Streamed a batch of documents at a time, so memory does not grow with the site: each
       // locale's published entries in document order; a document first met in one locale is
       // compared with its entries of every locale, read for its batch.
@@ -426,31 +610,19 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         const done = new Set<string>();
         const compareFirstMet = async (first: Map<string, EntrySource>, lang: string) => {
           const ids = [...first.keys()];
-          const byLang = new Map<string, Map<string, EntrySource>>([[lang, first]]);
-          for (const other of langs) {
-            if (other === lang) continue;
-            const entries = await sources.publishedOf(
-              uid,
-              typeKey,
-              map,
-              ids,
-              localized ? other : undefined,
-              other,
-            );
-            byLang.set(other, new Map(entries.map((e) => [e.documentId, e])));
-          }
-          const byDocument = new Map<string, EntrySource[]>();
           for (const id of ids) {
             done.add(id);
-            byDocument.set(
-              id,
-              langs.flatMap((l) => {
-                const entry = byLang.get(l)?.get(id);
-                return entry ? [entry] : [];
-              }),
-            );
+            seen.add(`${uid}|${id}`);
           }
-          await compare(type, scope, byDocument);
+          documents += ids.length;
+          const result = await trackBatch(
+            type,
+            scope,
+            await entriesOf(type, scope, ids, { lang, entries: first }),
+            cause,
+          );
+          changed += result.changed;
+          failures.push(...result.failures);
         };
         for (const lang of langs) {
           let first = new Map<string, EntrySource>();
