@@ -12,6 +12,7 @@
  * before and after. Prints one JSON line and a table.
  *
  *   node --expose-gc scripts/bench-site.js      N=1000 (BENCH_SITE_N=10000, or --n 100000)
+ *   BENCH_SITE_DB=postgres …                    the same on a new PostgreSQL database (127.0.0.1:5432)
  *
  * HTTP: requests per second of a manifest page, its 304 and `/_health` (autocannon; BENCH_SITE_HTTP=0
  * skips them).
@@ -32,6 +33,8 @@ const UID = 'api::article.article';
 const flag = process.argv.indexOf('--n');
 const N = Number(flag > 0 ? process.argv[flag + 1] : process.env.BENCH_SITE_N || 1000);
 const SEED_BATCH = 250;
+/** The database of the run: `sqlite` (default) or `postgres` (BENCH_SITE_DB=postgres). */
+const DB = process.env.BENCH_SITE_DB === 'postgres' ? 'postgres' : 'sqlite';
 /** BENCH_SITE_QUERIES=1: print the statements of the first build by total time (diagnosis). */
 const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
 
@@ -193,6 +196,77 @@ async function readAndHash(strapi) {
     lastId = rows[rows.length - 1].id;
   }
   return entries;
+}
+
+/** PostgreSQL: sizes of relations (tables with their indexes and TOAST) from the catalog. */
+async function postgresFigures(strapi) {
+  const knex = strapi.db.connection;
+  await knex.raw('VACUUM ANALYZE');
+  const size = async (sql, bindings = []) => Number((await knex.raw(sql, bindings)).rows[0].bytes);
+  const table = strapi.db.metadata.get(UID).tableName;
+  const relations = `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`;
+  const plugin = await size(`${relations} AND c.relname LIKE 'sitemap\\_ai\\_%'`);
+  const content = await size(`${relations} AND (c.relname = ? OR c.relname LIKE ? || '\\_%')`, [
+    table,
+    table,
+  ]);
+  const rows = (
+    await knex.raw(`SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname LIKE 'sitemap\\_ai\\_%'`)
+  ).rows;
+  const tables = {};
+  for (const row of rows)
+    if (Number(row.bytes) > 2 ** 18) tables[row.name] = Number((row.bytes / 2 ** 20).toFixed(1));
+  return {
+    totalMb: (await size('SELECT pg_database_size(current_database()) AS bytes')) / 2 ** 20,
+    pluginMb: plugin / 2 ** 20,
+    contentMb: content / 2 ** 20,
+    tables,
+  };
+}
+
+/** A database of its own for one run: SQLite (a file) or PostgreSQL (BENCH_SITE_DB=postgres). */
+async function benchDatabase() {
+  if (DB !== 'postgres') {
+    const file = path.join(os.tmpdir(), `sai-site-${process.pid}.db`);
+    return {
+      env: { DATABASE_FILENAME: file },
+      figures: (strapi) => databaseFigures(strapi, file),
+      drop: async () => {
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+      },
+    };
+  }
+  const { Client } = require('pg');
+  const name = `sai_bench_${process.pid}`;
+  const admin = async (sql) => {
+    const client = new Client({
+      host: '127.0.0.1',
+      port: 5432,
+      user: 'postgres',
+      database: 'postgres',
+    });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  return {
+    env: {
+      DATABASE_CLIENT: 'postgres',
+      DATABASE_NAME: name,
+      DATABASE_USERNAME: 'postgres',
+      DATABASE_HOST: '127.0.0.1',
+      DATABASE_PORT: '5432',
+    },
+    figures: postgresFigures,
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 async function databaseFigures(strapi, file) {
@@ -378,10 +452,10 @@ async function drain(stream) {
 async function main() {
   if (process.env.BENCH_SITE_NO_BUILD !== '1')
     require('./build-plugin').buildPlugin({ silent: true });
-  const file = path.join(os.tmpdir(), `sai-site-${process.pid}.db`);
+  const database = await benchDatabase();
   const sampler = rssSampler();
   const env = {
-    DATABASE_FILENAME: file,
+    ...database.env,
     PLAYGROUND_SEED: 'false',
     LOG_LEVEL: 'error',
     NODE_ENV: 'test',
@@ -389,13 +463,13 @@ async function main() {
     SITEMAP_AI_SCHEDULE: 'false',
     SITEMAP_AI_REBUILD_ON_BOOTSTRAP: 'false',
   };
-  const figures = { n: N, cpus: os.cpus().length, node: process.version };
+  const figures = { n: N, db: DB, cpus: os.cpus().length, node: process.version };
   let strapi = await boot(env);
   try {
     const seeded = await timed(sampler, () => seed(strapi));
     figures.seedMs = seeded.ms;
     figures.contentMb = seeded.result / 2 ** 20;
-    const before = await databaseFigures(strapi, file);
+    const before = await database.figures(strapi);
     figures.dbBeforeMb = before.totalMb;
     figures.contentTablesMb = before.contentMb;
 
@@ -410,7 +484,7 @@ async function main() {
     figures.firstBuildMs = first.ms;
     figures.firstBuildRssMb = first.rssPeakGrowthMb;
     figures.items = first.result.snapshot?.itemCount ?? 0;
-    const after = await databaseFigures(strapi, file);
+    const after = await database.figures(strapi);
     figures.dbAfterMb = after.totalMb;
     figures.pluginTablesMb = after.pluginMb;
     figures.pluginTables = after.tables;
@@ -449,7 +523,7 @@ async function main() {
     );
     figures.publishWithMs = withPlugin.meanMs;
     figures.publishCallWithMs = withPlugin.medianCallMs;
-    if (process.env.BENCH_SITE_KEEP_DB)
+    if (process.env.BENCH_SITE_KEEP_DB && DB === 'sqlite')
       await strapi.db.connection.raw('VACUUM INTO ?', [process.env.BENCH_SITE_KEEP_DB]);
   } finally {
     await strapi.destroy();
@@ -481,7 +555,7 @@ async function main() {
     }
   } finally {
     await sampler.stop();
-    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+    await database.drop();
   }
   return figures;
 }
@@ -568,7 +642,7 @@ function report(f) {
   ];
   const width = Math.max(...rows.map((row) => row[0].length));
   console.log(
-    `\nreal site, N=${f.n} (read + sha256 of every body: ${f.readHashMs} ms; seeding ${f.seedMs} ms)`,
+    `\nreal site, N=${f.n}, ${f.db} (read + sha256 of every body: ${f.readHashMs} ms; seeding ${f.seedMs} ms)`,
   );
   for (const [what, value, ratio] of rows)
     console.log(`  ${what.padEnd(width)}  ${value.padEnd(44)}  ${ratio}`);

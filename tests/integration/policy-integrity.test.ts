@@ -90,6 +90,8 @@ describe.each(testDatabases())(
         data: { body: `${doc!.body}\n\nA closing line added for this test.` },
       });
       await articles.publish({ documentId: doc!.documentId, locale: 'en' });
+      // (the publish queued its tracking: recorded now, so that there is a state to alter)
+      await plugin().service('tracker').flush();
       // … whose stored state was altered to publish another licence (a defect, or tampering).
       const states = app.strapi.db.query('plugin::sitemap-ai.fragment-state');
       const row = (await states.findOne({ where: { item_id: PAGE_ID, pending: true } })) as {

@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { blobKey, decodeBlob, encodeBlob } from './blob-codec';
+import { insertRows } from './bulk';
 import { WRITE_BATCH } from './json';
 
 export const BLOB_UID = 'plugin::sitemap-ai.blob' as const;
@@ -56,18 +57,14 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           if (missing.length === 0) continue;
           const created = new Date(now);
           // Another writer may store the same text at the same moment: its row is as good as ours.
-          await trx(table())
-            .insert(
-              missing.map((key) => ({
-                [column('key')]: key,
-                [column('body')]: encodeBlob(distinct.get(key)!),
-                [column('touched_at')]: now,
-                created_at: created,
-                updated_at: created,
-              })),
-            )
-            .onConflict(column('key'))
-            .ignore();
+          await insertRows(
+            trx,
+            strapi.db.dialect.client,
+            table(),
+            [column('key'), column('body'), column('touched_at'), 'created_at', 'updated_at'],
+            missing.map((key) => [key, encodeBlob(distinct.get(key)!), now, created, created]),
+            column('key'),
+          );
         }
       });
       return keys;

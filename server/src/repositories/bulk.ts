@@ -3,17 +3,62 @@ import type { Core } from '@strapi/strapi';
 /** Rows per INSERT: far under every database's bound-parameter limit for the widest table. */
 const INSERT_CHUNK = 200;
 
+/** The query builder Strapi's database runs on (knex), as a transaction hands it out. */
+type Knex = Core.Strapi['db']['connection'];
+
 interface AttributeMeta {
   type?: string;
   columnName?: string;
 }
 
 /**
- * Insert rows into one of the plugin's own tables with multi-row INSERTs through knex. The entity
- * manager's create costs a document id, lifecycle hooks and a read-back per row, which was most
- * of a first build's time on a site with existing content; the plugin's bookkeeping rows need
- * none of it. Attribute names become columns, JSON attributes are serialised. Runs inside the
- * caller's transaction when there is one, else in its own.
+ * `insert into T (c…) values (?…), (?…)…` for `rows` rows: one multi-row VALUES statement on every
+ * database (knex writes SQLite's multi-row insert as a UNION ALL of SELECTs, which SQLite parses
+ * and plans several times slower, and its compiler re-wraps every column of every row). With
+ * `ignoreOn`, a row whose value of that unique column is already stored is skipped.
+ */
+function insertSql(client: string, columns: number, rows: number, ignoreOn: boolean): string {
+  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  const ignore = ignoreOn && client === 'mysql';
+  return [
+    ignore ? 'insert ignore into ??' : 'insert into ??',
+    `(${new Array<string>(columns).fill('??').join(', ')})`,
+    `values ${new Array<string>(rows).fill(row).join(', ')}`,
+    ignoreOn && !ignore ? 'on conflict (??) do nothing' : '',
+  ].join(' ');
+}
+
+/**
+ * Insert `rows` (values in the order of `columns`) into `table` in chunks, in the transaction
+ * `trx`; with `ignoreOn` (a unique column) rows whose value is already stored are skipped.
+ */
+export async function insertRows(
+  trx: Knex,
+  client: string,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+  ignoreOn?: string,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const chunk = rows.slice(i, i + INSERT_CHUNK);
+    const identifiers = ignoreOn && client !== 'mysql' ? [ignoreOn] : [];
+    await trx.raw(insertSql(client, columns.length, chunk.length, ignoreOn !== undefined), [
+      table,
+      ...columns,
+      ...chunk.flat(),
+      ...identifiers,
+    ]);
+  }
+}
+
+/**
+ * Insert rows into one of the plugin's own tables with multi-row INSERTs. The entity manager's
+ * create costs a document id, lifecycle hooks and a read-back per row, which was most of a first
+ * build's time on a site with existing content; the plugin's bookkeeping rows need none of it.
+ * Attribute names become columns, JSON attributes are serialised; an undefined value leaves its
+ * column out (rows are grouped by the columns they set). Runs inside the caller's transaction
+ * when there is one, else in its own.
  */
 export async function bulkInsert(
   strapi: Core.Strapi,
@@ -24,19 +69,29 @@ export async function bulkInsert(
   const meta = strapi.db.metadata.get(uid);
   const attributes = meta.attributes as Record<string, AttributeMeta>;
   const now = new Date();
-  const mapped = rows.map((row) => {
-    const out: Record<string, unknown> = { created_at: now, updated_at: now };
+  const groups = new Map<string, { columns: string[]; values: unknown[][] }>();
+  for (const row of rows) {
+    const set = new Map<string, unknown>([
+      ['created_at', now],
+      ['updated_at', now],
+    ]);
     for (const [name, value] of Object.entries(row)) {
+      if (value === undefined) continue;
       const attribute = attributes[name];
-      out[attribute?.columnName ?? name] =
-        attribute?.type === 'json' && value !== null && value !== undefined
-          ? JSON.stringify(value)
-          : value;
+      set.set(
+        attribute?.columnName ?? name,
+        attribute?.type === 'json' && value !== null ? JSON.stringify(value) : value,
+      );
     }
-    return out;
-  });
+    const columns = [...set.keys()];
+    const values = [...set.values()];
+    const signature = columns.join('\u0000');
+    const group = groups.get(signature);
+    if (group) group.values.push(values);
+    else groups.set(signature, { columns, values: [values] });
+  }
   await strapi.db.transaction(async ({ trx }) => {
-    for (let i = 0; i < mapped.length; i += INSERT_CHUNK)
-      await trx(meta.tableName).insert(mapped.slice(i, i + INSERT_CHUNK));
+    for (const { columns, values } of groups.values())
+      await insertRows(trx, strapi.db.dialect.client, meta.tableName, columns, values);
   });
 }
