@@ -463,7 +463,13 @@ async function main() {
     SITEMAP_AI_SCHEDULE: 'false',
     SITEMAP_AI_REBUILD_ON_BOOTSTRAP: 'false',
   };
-  const figures = { n: N, db: DB, cpus: os.cpus().length, node: process.version };
+  const figures = {
+    n: N,
+    db: DB,
+    cpus: os.cpus().length,
+    node: process.version,
+    heapLimitMb: Math.round(require('node:v8').getHeapStatistics().heap_size_limit / 2 ** 20),
+  };
   let strapi = await boot(env);
   try {
     const seeded = await timed(sampler, () => seed(strapi));
@@ -642,7 +648,7 @@ function report(f) {
   ];
   const width = Math.max(...rows.map((row) => row[0].length));
   console.log(
-    `\nreal site, N=${f.n}, ${f.db} (read + sha256 of every body: ${f.readHashMs} ms; seeding ${f.seedMs} ms)`,
+    `\nreal site, N=${f.n}, ${f.db}, V8 heap limit ${f.heapLimitMb} MB (read + sha256 of every body: ${f.readHashMs} ms; seeding ${f.seedMs} ms)`,
   );
   for (const [what, value, ratio] of rows)
     console.log(`  ${what.padEnd(width)}  ${value.padEnd(44)}  ${ratio}`);

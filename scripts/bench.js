@@ -189,14 +189,29 @@ async function benchStrapi() {
   }
 }
 
-/** The real-site scenario per size, each in a fresh process (its memory figures are its own). */
+/**
+ * The real-site scenario per size, each in a fresh process (its memory figures are its own).
+ * `--site-heap-mb M` caps the V8 heap of those processes (`--max-old-space-size`): uncapped, V8
+ * lets the heap grow with the garbage a build makes, so peak RSS says more about V8 than about
+ * what the build keeps; capped, a build that kept too much would fail.
+ */
 function benchSites() {
-  const flag = process.argv.indexOf('--site-n');
-  const sizes = (flag > 0 ? process.argv[flag + 1] : '1000,10000').split(',').map(Number);
+  const option = (name) => {
+    const at = process.argv.indexOf(name);
+    return at > 0 ? process.argv[at + 1] : undefined;
+  };
+  const sizes = (option('--site-n') ?? '1000,10000').split(',').map(Number);
+  const heap = option('--site-heap-mb');
   for (const n of sizes) {
     const run = spawnSync(
       process.execPath,
-      ['--expose-gc', path.join(__dirname, 'bench-site.js'), '--n', String(n)],
+      [
+        '--expose-gc',
+        ...(heap ? [`--max-old-space-size=${Number(heap)}`] : []),
+        path.join(__dirname, 'bench-site.js'),
+        '--n',
+        String(n),
+      ],
       { stdio: 'inherit', env: { ...process.env, BENCH_SITE_NO_BUILD: '1' } },
     );
     if (run.status !== 0) throw new Error(`bench-site --n ${n} failed (${run.status})`);

