@@ -471,6 +471,11 @@ async function main() {
     heapLimitMb: Math.round(require('node:v8').getHeapStatistics().heap_size_limit / 2 ** 20),
   };
   let strapi = await boot(env);
+  // Diagnosis: SQLite's page cache (2 MB unless configured) against the plugin's index writes.
+  if (DB === 'sqlite' && process.env.BENCH_SITE_SQLITE_CACHE_MB)
+    await strapi.db.connection.raw(
+      `PRAGMA cache_size = -${1024 * Number(process.env.BENCH_SITE_SQLITE_CACHE_MB)}`,
+    );
   try {
     const seeded = await timed(sampler, () => seed(strapi));
     figures.seedMs = seeded.ms;
