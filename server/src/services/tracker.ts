@@ -73,6 +73,17 @@ export interface DocumentPreview {
   changelog: ChangelogRecord[];
 }
 
+/** A document that could not be tracked (kept at its previous state). */
+export interface TrackFailure {
+  uid: string;
+  documentId: string;
+  message: string;
+}
+
+/** The message of whatever was thrown. */
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
 export interface TrackResult {
   changelog: ChangelogRecord[];
   /** Items whose state changed (the next snapshot publishes them). */
@@ -290,11 +301,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     cause?: string,
   ): Promise<{
     changed: number;
-    failures: { uid: string; documentId: string; message: string }[];
+    failures: TrackFailure[];
   }> {
     const { langs } = scope;
     const batch = [...byDocument.keys()];
-    const failures: { uid: string; documentId: string; message: string }[] = [];
+    const failures: TrackFailure[] = [];
     try {
       const diff = await diffDocuments(
         type.uid,
@@ -309,7 +320,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     } catch (error) {
       if (!(error instanceof StateConflictError)) {
         strapi.log.warn(
-          `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${error instanceof Error ? error.message : String(error)}`,
+          `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${messageOf(error)}`,
         );
       }
     }
@@ -327,7 +338,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         );
         changed += result.changed;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = messageOf(error);
         failures.push({ uid: type.uid, documentId, message });
         strapi.log.error(
           `[sitemap-ai] ${type.uid} ${documentId} kept at its previous state: ${message}`,
@@ -335,6 +346,21 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     }
     return { changed, failures };
+  }
+
+  /** Track one document on its own; a failure is added to `failures`. Returns the items changed. */
+  async function trackOne(
+    uid: string,
+    documentId: string,
+    cause: string | undefined,
+    failures: TrackFailure[],
+  ): Promise<number> {
+    try {
+      return (await tracker.trackDocument(uid, documentId, cause)).changed;
+    } catch (error) {
+      failures.push({ uid, documentId, message: messageOf(error) });
+      return 0;
+    }
   }
 
   const dirty = repositories(strapi).dirty;
@@ -378,7 +404,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         for (const q of list)
           if (message.has(q.documentId)) failed.set(q, message.get(q.documentId)!);
       } catch (error) {
-        for (const q of list) failed.set(q, error instanceof Error ? error.message : String(error));
+        for (const q of list) failed.set(q, messageOf(error));
       }
     }
     try {
@@ -387,9 +413,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       );
     } catch (error) {
       // The marks stay: the next rebuild tracks those documents once more, which changes nothing.
-      strapi.log.warn(
-        `[sitemap-ai] marks of tracked documents not cleared: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      strapi.log.warn(`[sitemap-ai] marks of tracked documents not cleared: ${messageOf(error)}`);
     }
     for (const [entry, message] of failed) {
       strapi.log.warn(
@@ -400,7 +424,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         else await dirty.mark(entry.uid, entry.documentId, entry.action, message);
       } catch (markError) {
         strapi.log.error(
-          `[sitemap-ai] could not mark ${entry.uid} ${entry.documentId} dirty either (${markError instanceof Error ? markError.message : String(markError)}); a full rebuild will reconcile it`,
+          `[sitemap-ai] could not mark ${entry.uid} ${entry.documentId} dirty either (${messageOf(markError)}); a full rebuild will reconcile it`,
         );
       }
     }
@@ -441,7 +465,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         mark = await dirty.queue(uid, documentId, action);
       } catch (error) {
         strapi.log.warn(
-          `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${error instanceof Error ? error.message : String(error)}`,
+          `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${messageOf(error)}`,
         );
       }
       const entry = queued.get(key) ?? { uid, documentId, action, marks: [] };
@@ -489,28 +513,19 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       cause?: string,
     ): Promise<{
       changed: number;
-      failures: { uid: string; documentId: string; message: string }[];
+      failures: TrackFailure[];
     }> {
       const type = settings()
         .enabledTypes()
         .find((t) => t.uid === uid);
       let changed = 0;
-      const failures: { uid: string; documentId: string; message: string }[] = [];
+      const failures: TrackFailure[] = [];
       for (let i = 0; i < documentIds.length; i += BATCH) {
         const part = documentIds.slice(i, i + BATCH);
         if (!type) {
           // No longer enabled: each document's items are withdrawn on their own.
-          for (const documentId of part) {
-            try {
-              changed += (await tracker.trackDocument(uid, documentId, cause)).changed;
-            } catch (error) {
-              failures.push({
-                uid,
-                documentId,
-                message: error instanceof Error ? error.message : String(error),
-              });
-            }
-          }
+          for (const documentId of part)
+            changed += await trackOne(uid, documentId, cause, failures);
           continue;
         }
         const scope = await scopeOf(type);
@@ -593,11 +608,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     async reconcileAll(cause?: string): Promise<{
       documents: number;
       changed: number;
-      failures: { uid: string; documentId: string; message: string }[];
+      failures: TrackFailure[];
     }> {
       let documents = 0;
       let changed = 0;
-      const failures: { uid: string; documentId: string; message: string }[] = [];
+      const failures: TrackFailure[] = [];
       const seen = new Set<string>();
       // Streamed a batch of documents at a time, so memory does not grow with the site: each
       // locale's published entries in document order; a document first met in one locale is
@@ -646,15 +661,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       for (const { uid, documentId } of await states.liveDocuments()) {
         if (seen.has(`${uid}|${documentId}`)) continue;
         documents += 1;
-        try {
-          changed += (await tracker.trackDocument(uid, documentId, cause)).changed;
-        } catch (error) {
-          failures.push({
-            uid,
-            documentId,
-            message: error instanceof Error ? error.message : String(error),
-          });
-        }
+        changed += await trackOne(uid, documentId, cause, failures);
       }
       return { documents, changed, failures };
     },
