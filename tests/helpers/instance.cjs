@@ -4,7 +4,7 @@
  * A second Strapi instance for the multi-instance test: boots the playground
  * on the database named by the environment, prints "ready", publishes an edit
  * of each article slug in SLUGS when it reads "go" on stdin, prints
- * "published", and on "stop" prints its scheduler's tick count and shuts down. With LISTEN=1
+ * "published" ("go TAG": the edit names TAG, then it prints "published TAG"), and on "stop" prints its scheduler's tick count and shuts down. With LISTEN=1
  * it also serves HTTP on a free port of 127.0.0.1 and prints "listening <port>" before "ready".
  */
 const path = require('node:path');
@@ -35,19 +35,21 @@ async function main() {
       await strapi.destroy();
       process.exit(0);
     }
-    if (line.trim() !== 'go') return;
+    const [command, tag] = line.trim().split(/\s+/);
+    if (command !== 'go') return;
+    const edit = tag ? `Edited by instance B (${tag}).` : 'Edited by instance B.';
     await Promise.all(
       slugs.map(async (slug) => {
         const doc = await documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
         await documents.update({
           documentId: doc.documentId,
           locale: 'en',
-          data: { body: `${doc.body}\n\nEdited by instance B.` },
+          data: { body: `${doc.body}\n\n${edit}` },
         });
         await documents.publish({ documentId: doc.documentId, locale: 'en' });
       }),
     );
-    console.log('published');
+    console.log(tag ? `published ${tag}` : 'published');
   });
 }
 

@@ -35,27 +35,39 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
     let a: TestApp;
     let b: ChildProcessWithoutNullStreams;
     const output: string[] = [];
+    const children: ChildProcessWithoutNullStreams[] = [];
+
+    /** Instance B on A's database, its output collected in `into`. */
+    function spawnB(into: string[]): ChildProcessWithoutNullStreams {
+      const child = spawn(
+        process.execPath,
+        [path.join(__dirname, '..', 'helpers', 'instance.cjs')],
+        {
+          env: {
+            ...process.env,
+            ...a.database.env,
+            ...SCHEDULE,
+            LOG_LEVEL: 'error',
+            NODE_ENV: 'test',
+            SITEMAP_AI_RATE_LIMIT_MAX: '1000000',
+            SLUGS: 'tdm-licensing,stability-scores-explained',
+          },
+        },
+      );
+      child.stdout.on('data', (chunk: Buffer) => into.push(chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => into.push(chunk.toString()));
+      children.push(child);
+      return child;
+    }
 
     beforeAll(async () => {
       a = await bootPlayground(client, { env: SCHEDULE });
-      b = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'instance.cjs')], {
-        env: {
-          ...process.env,
-          ...a.database.env,
-          ...SCHEDULE,
-          LOG_LEVEL: 'error',
-          NODE_ENV: 'test',
-          SITEMAP_AI_RATE_LIMIT_MAX: '1000000',
-          SLUGS: 'tdm-licensing,stability-scores-explained',
-        },
-      });
-      b.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-      b.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+      b = spawnB(output);
       await waitFor('ready', output);
     });
 
     afterAll(async () => {
-      if (b && b.exitCode === null) b.kill('SIGTERM');
+      for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
       await a?.close();
     });
 
@@ -145,6 +157,81 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       expect(await locks.acquire('test-lock', other, 60_000, now + 120_000)).toBe(true);
       await locks.release('test-lock', other);
       expect(await locks.acquire('test-lock', holder, 60_000, now + 121_000)).toBe(true);
+    });
+
+    it('loses no publish made on one instance while the other re-compares the whole site', async () => {
+      const documents = a.strapi.documents('api::article.article' as never) as unknown as {
+        create(p: object): Promise<{ documentId: string }>;
+        publish(p: object): Promise<unknown>;
+      };
+      const builder = a.strapi.plugin('sitemap-ai').service('snapshot-builder');
+      // Given a site of 100 more articles, so that re-comparing it takes a while
+      for (let n = 1; n <= 100; n += 1) {
+        const doc = await documents.create({
+          locale: 'en',
+          data: {
+            title: `Bulk article ${n}`,
+            slug: `bulk-${n}`,
+            body: `## Part one\n\nFirst part of bulk article ${n}.\n\n## Part two\n\nSecond part.`,
+          },
+        });
+        await documents.publish({ documentId: doc.documentId, locale: 'en' });
+      }
+      await builder.rebuild({ trigger: 'test' });
+      // (a B of this test's own: the first test stops its B)
+      const outputB: string[] = [];
+      const instanceB = spawnB(outputB);
+      await waitFor('ready', outputB);
+
+      // When instance A re-compares every entry (what a first build or a settings change does)
+      // and instance B publishes two edits meanwhile
+      let fullDone = false;
+      const full = (
+        builder.rebuild({ trigger: 'test', full: true }) as Promise<{
+          failures: unknown[];
+        }>
+      ).then((result) => {
+        fullDone = true;
+        return result;
+      });
+      instanceB.stdin.write('go during-recompare\n');
+      await waitFor('published during-recompare', outputB);
+      const publishedDuring = !fullDone;
+      const result = await full;
+      expect(result.failures).toEqual([]);
+
+      // Then, once the schedules have run, both edits are in the manifest, each once in the
+      // changelog, and nothing is left marked
+      const pages = ['tdm-licensing', 'stability-scores-explained'].map(
+        (slug) => `article:${slug}:en`,
+      );
+      const marks = () => a.strapi.db.query('plugin::sitemap-ai.dirty-mark').count();
+      const deadline = Date.now() + 30_000;
+      let contents: string[] = [];
+      for (;;) {
+        const { items } = await crawl(a.http, { limit: '1000' });
+        contents = await Promise.all(
+          pages.map(async (id) => {
+            const page = items.find((i) => i.id === id)!;
+            return (await a.http.get(new URL(page.content_url).pathname).buffer(true)).text;
+          }),
+        );
+        const done = contents.every((c) => c.includes('(during-recompare)'));
+        if ((done && (await marks()) === 0) || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      for (const content of contents)
+        expect(content).toContain('Edited by instance B (during-recompare).');
+      const rows = (await a.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany()) as {
+        item_id: string;
+        version: string;
+        kind: string;
+      }[];
+      const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(await marks()).toBe(0);
+      // The overlap this test is about happened (B's publishes returned before A's re-compare did).
+      expect(publishedDuring).toBe(true);
     });
   },
 );
