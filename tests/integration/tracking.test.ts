@@ -18,6 +18,7 @@ type Doc = {
 function documents(app: TestApp, uid: string) {
   return app.strapi.documents(uid as never) as unknown as {
     findFirst(params: object): Promise<Doc | null>;
+    findOne(params: object): Promise<Doc | null>;
     create(params: object): Promise<Doc>;
     update(params: object): Promise<Doc>;
     publish(params: object): Promise<unknown>;
@@ -395,6 +396,33 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       [pages[1]!, 'Note B'],
     ] as const)
       expect((await changelog(app, page)).entries[0]).toMatchObject({ version: 'v2.0', desc });
+  });
+
+  it('lets a recording read its documents through the document service without waiting for itself', async () => {
+    await ownArticle(app, 'reentrant');
+    const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as {
+      trackDocuments: (uid: string, ids: readonly string[]) => Promise<unknown>;
+      flush: () => Promise<void>;
+    };
+    const original = tracker.trackDocuments;
+    let read = false;
+    // A recording whose reads pass the plugin's document middleware, as its own reads do.
+    tracker.trackDocuments = async (uid, ids) => {
+      for (const documentId of ids)
+        read = Boolean(await documents(app, uid).findOne({ documentId, locale: 'en' })) || read;
+      return original.call(tracker, uid, ids);
+    };
+    try {
+      await publishEdit(app, 'reentrant', (body) => `${body}\n\nRe-entrant note.`, 'Re-entrant');
+      const settled = await Promise.race([
+        tracker.flush().then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000)),
+      ]);
+      expect(settled).toBe(true);
+      expect(read).toBe(true);
+    } finally {
+      tracker.trackDocuments = original;
+    }
   });
 
   it('leaves one changelog entry per change under concurrent publishes, with no gaps or duplicates', async () => {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
@@ -370,6 +371,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   let draining: Promise<void> = Promise.resolve();
   /** Documents whose queued tracking is being recorded now. */
   const recording = new Set<string>();
+  /** Set inside a recording: the reads it makes must not wait for it (settleDocument). */
+  const withinRecording = new AsyncLocalStorage<true>();
 
   /** Flush the queue once no publish joined it for SETTLE_MS, or MAX_WAIT_MS after its first. */
   function schedule(): void {
@@ -384,7 +387,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   async function recordQueued(batch: readonly Queued[]): Promise<void> {
     for (const entry of batch) recording.add(`${entry.uid}|${entry.documentId}`);
     try {
-      await recordBatch(batch);
+      await withinRecording.run(true, () => recordBatch(batch));
     } finally {
       recording.clear();
     }
@@ -496,6 +499,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
      * document a moment apart get two changelog entries, each with its own reason.
      */
     async settleDocument(uid: string, documentId: string): Promise<void> {
+      // The recording's own reads of a document go through the same middleware.
+      if (withinRecording.getStore()) return;
       const key = `${uid}|${documentId}`;
       if (queued.has(key) || recording.has(key)) await tracker.flush();
     },
