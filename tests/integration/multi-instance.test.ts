@@ -29,6 +29,15 @@ function waitFor(line: string, output: string[], timeoutMs = 60_000): Promise<vo
   });
 }
 
+/** Every changelog row of the database (item, version, kind). */
+async function changelogRows(app: TestApp) {
+  return (await app.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany()) as {
+    item_id: string;
+    version: string;
+    kind: string;
+  }[];
+}
+
 describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
   'two Strapi instances on one %s database',
   (client) => {
@@ -120,11 +129,7 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       expect(new Set(ticks).size).toBe(ticks.length);
 
       // And every publish of both instances is in the manifest, with exactly one changelog entry per version
-      const rows = (await a.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany()) as {
-        item_id: string;
-        version: string;
-        kind: string;
-      }[];
+      const rows = await changelogRows(a);
       const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
       expect(new Set(keys).size).toBe(keys.length);
       const { items } = await crawl(a.http, { limit: '1000' });
@@ -222,11 +227,7 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       }
       for (const content of contents)
         expect(content).toContain('Edited by instance B (during-recompare).');
-      const rows = (await a.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany()) as {
-        item_id: string;
-        version: string;
-        kind: string;
-      }[];
+      const rows = await changelogRows(a);
       const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
       expect(new Set(keys).size).toBe(keys.length);
       expect(await marks()).toBe(0);

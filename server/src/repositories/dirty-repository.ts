@@ -23,10 +23,16 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(DIRTY_MARK_UID);
   return {
     /**
-     * Mark a document whose tracking was queued; returns the mark's id. One plain INSERT (no
-     * document id, lifecycles or read-back): it is on every publish's path.
+     * Mark a document: `error` null when its tracking is only queued, else why it failed. Returns
+     * the mark's id. One plain INSERT (no document id, lifecycles or read-back): it is on every
+     * publish's path.
      */
-    async queue(uid: string, documentId: string, action: string): Promise<number> {
+    async mark(
+      uid: string,
+      documentId: string,
+      action: string,
+      error: string | null,
+    ): Promise<number> {
       const now = new Date();
       const inserted = (await strapi.db
         .connection(strapi.db.metadata.get(DIRTY_MARK_UID).tableName)
@@ -37,6 +43,7 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             action,
             marked_at: now.toISOString(),
             attempts: 0,
+            last_error: error === null ? null : error.slice(0, 2000),
             created_at: now,
             updated_at: now,
           },
@@ -45,19 +52,6 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       // PostgreSQL and SQLite return the row, MySQL the id.
       const first = inserted[0];
       return Number(typeof first === 'object' && first !== null ? (first as Row).id : first);
-    },
-
-    async mark(uid: string, documentId: string, action: string, error: string): Promise<void> {
-      await query().create({
-        data: {
-          source_uid: uid,
-          source_document: documentId,
-          action,
-          marked_at: new Date().toISOString(),
-          attempts: 0,
-          last_error: error.slice(0, 2000),
-        },
-      });
     },
 
     async list(limit: number): Promise<DirtyMark[]> {

@@ -7,6 +7,7 @@ import { type SnapshotRecord } from '../repositories/snapshot-repository';
 import { type StoredTrackedState } from '../repositories/state-repository';
 import { BLOB_GRACE_MS } from '../repositories/blob-repository';
 import { getService } from '../utils/get-service';
+import type { TrackFailure } from './tracker';
 
 export interface RebuildOptions {
   trigger?: string;
@@ -27,7 +28,7 @@ export interface RebuildResult {
   /** Another Strapi instance holds the build lock. */
   locked: boolean;
   /** Entries that could not be fragmented: their previous items are kept. */
-  failures: { uid: string; documentId: string; message: string }[];
+  failures: TrackFailure[];
 }
 
 const LOCK_NAME = 'rebuild';
@@ -114,30 +115,13 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     return blobs.collect(Date.now() - graceMs, [states.references(), items.references()]);
   }
 
+  /** What is marked in the database (publishes queued on any instance, earlier failures). */
   async function reconcileDirty(failures: RebuildResult['failures']): Promise<void> {
-    const tracker = getService(strapi, 'tracker');
     const marks = await dirty.list(1000);
-    const byDocument = new Map<string, typeof marks>();
-    for (const mark of marks) {
-      const key = `${mark.uid}|${mark.documentId}`;
-      const group = byDocument.get(key);
-      if (group) group.push(mark);
-      else byDocument.set(key, [mark]);
-    }
-    for (const group of byDocument.values()) {
-      const { uid, documentId } = group[0]!;
-      try {
-        await tracker.trackDocument(uid, documentId, 'recorded at rebuild');
-        await dirty.clear(group.map((m) => m.id));
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        failures.push({ uid, documentId, message });
-        await dirty.failed(
-          group.map((m) => m.id),
-          message,
-        );
-      }
-    }
+    if (marks.length > 0)
+      failures.push(
+        ...(await getService(strapi, 'tracker').recordMarked(marks, 'recorded at rebuild')),
+      );
   }
 
   function toVersion(state: StoredTrackedState, seq: number): NewItemVersion {

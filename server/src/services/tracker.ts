@@ -14,6 +14,7 @@ import {
   type TrackedState,
 } from '../core/tracking';
 import type { EntrySource, ItemDraft } from '../core/types';
+import type { DirtyMark } from '../repositories/dirty-repository';
 import { StateConflictError } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
 import type { EnabledType } from './config';
@@ -393,15 +394,24 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  async function recordBatch(batch: readonly Queued[]): Promise<void> {
+  /**
+   * Track the documents of `batch` (one batch per type), clear the marks of those tracked and give
+   * the others' marks their error. Returns the documents that could not be tracked. Never throws.
+   */
+  async function recordBatch(batch: readonly Queued[], cause?: string): Promise<TrackFailure[]> {
     const failed = new Map<Queued, string>();
     const byUid = new Map<string, Queued[]>();
-    for (const entry of batch) byUid.set(entry.uid, [...(byUid.get(entry.uid) ?? []), entry]);
+    for (const entry of batch) {
+      const list = byUid.get(entry.uid);
+      if (list) list.push(entry);
+      else byUid.set(entry.uid, [entry]);
+    }
     for (const [uid, list] of byUid) {
       try {
         const { failures } = await tracker.trackDocuments(
           uid,
           list.map((q) => q.documentId),
+          cause,
         );
         const message = new Map(failures.map((f) => [f.documentId, f.message]));
         for (const q of list)
@@ -431,6 +441,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
     }
+    return [...failed].map(([entry, message]) => ({
+      uid: entry.uid,
+      documentId: entry.documentId,
+      message,
+    }));
   }
 
   const tracker = {
@@ -465,7 +480,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const key = `${uid}|${documentId}`;
       let mark: number | null = null;
       try {
-        mark = await dirty.queue(uid, documentId, action);
+        mark = await dirty.mark(uid, documentId, action, null);
       } catch (error) {
         strapi.log.warn(
           `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${messageOf(error)}`,
@@ -503,6 +518,28 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       if (withinRecording.getStore()) return;
       const key = `${uid}|${documentId}`;
       if (queued.has(key) || recording.has(key)) await tracker.flush();
+    },
+
+    /**
+     * Record the documents that marks name (any instance's: queued by a publish, or failed
+     * before), a batch per type; returns those that still cannot be tracked (their marks keep
+     * the error). The rebuild runs this for what is marked in the database.
+     */
+    recordMarked(marks: readonly DirtyMark[], cause: string): Promise<TrackFailure[]> {
+      const byDocument = new Map<string, Queued>();
+      for (const mark of marks) {
+        const key = `${mark.uid}|${mark.documentId}`;
+        const entry = byDocument.get(key);
+        if (entry) entry.marks.push(mark.id);
+        else
+          byDocument.set(key, {
+            uid: mark.uid,
+            documentId: mark.documentId,
+            action: mark.action,
+            marks: [mark.id],
+          });
+      }
+      return withinRecording.run(true, () => recordBatch([...byDocument.values()], cause));
     },
 
     /** Stopping: what is queued is tracked now (a mark stays for what cannot be). */
