@@ -188,20 +188,44 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       const instanceB = spawnB(outputB);
       await waitFor('ready', outputB);
 
-      // When instance A re-compares every entry (what a first build or a settings change does)
-      // and instance B publishes two edits meanwhile
-      let fullDone = false;
-      const full = (
-        builder.rebuild({ trigger: 'test', full: true }) as Promise<{
-          failures: unknown[];
-        }>
-      ).then((result) => {
-        fullDone = true;
+      // When instance A re-compares every entry (what a first build or a settings change does),
+      // and B publishes two edits and records them after A has read its first page of articles
+      // and before A compares it: A's re-compare is held there by a document middleware of this
+      // test, so the interleaving is the same on every run.
+      const marks = () => a.strapi.db.query('plugin::sitemap-ai.dirty-mark').count();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      let gate = true;
+      a.strapi.documents.use(async (context, next) => {
+        const result = await next();
+        const params = context.params as { sort?: unknown; status?: unknown };
+        if (
+          gate &&
+          context.uid === 'api::article.article' &&
+          context.action === 'findMany' &&
+          params.status === 'published' &&
+          params.sort === 'documentId:asc'
+        ) {
+          gate = false;
+          held();
+          await released;
+        }
         return result;
       });
+      const full = builder.rebuild({ trigger: 'test', full: true }) as Promise<{
+        failures: unknown[];
+      }>;
+      await holding;
       instanceB.stdin.write('go during-recompare\n');
       await waitFor('published during-recompare', outputB);
-      const publishedDuring = !fullDone;
+      // (B records its publishes within a second; the marks are gone once it has)
+      for (const deadline = Date.now() + 30_000; (await marks()) > 0;) {
+        if (Date.now() > deadline) throw new Error('instance B did not record its publishes');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      release();
       const result = await full;
       expect(result.failures).toEqual([]);
 
@@ -210,7 +234,6 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       const pages = ['tdm-licensing', 'stability-scores-explained'].map(
         (slug) => `article:${slug}:en`,
       );
-      const marks = () => a.strapi.db.query('plugin::sitemap-ai.dirty-mark').count();
       const deadline = Date.now() + 30_000;
       let contents: string[] = [];
       for (;;) {
@@ -231,8 +254,80 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
       expect(new Set(keys).size).toBe(keys.length);
       expect(await marks()).toBe(0);
-      // The overlap this test is about happened (B's publishes returned before A's re-compare did).
-      expect(publishedDuring).toBe(true);
+    });
+
+    it('loses no publish when both instances record edits of one document at once', async () => {
+      const documents = a.strapi.documents('api::article.article' as never) as unknown as {
+        findFirst(p: object): Promise<{ documentId: string; body: string }>;
+        update(p: object): Promise<unknown>;
+        publish(p: object): Promise<unknown>;
+      };
+      const tracker = a.strapi.plugin('sitemap-ai').service('tracker');
+      const marks = () => a.strapi.db.query('plugin::sitemap-ai.dirty-mark').count();
+      const outputB: string[] = [];
+      const instanceB = spawnB(outputB);
+      await waitFor('ready', outputB);
+      const slug = 'tdm-licensing';
+      const doc = await documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
+      // A's recording of its own publish is held by a document middleware of this test once it
+      // has read the published entry, until B has published an edit of the same document on top
+      // of A's and recorded it: the same interleaving on every run.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      let gate = true;
+      a.strapi.documents.use(async (context, next) => {
+        const result = await next();
+        const params = context.params as {
+          status?: unknown;
+          populate?: unknown;
+          filters?: { documentId?: { $in?: unknown[] } };
+        };
+        if (
+          gate &&
+          context.uid === 'api::article.article' &&
+          context.action === 'findMany' &&
+          params.status === 'published' &&
+          params.populate !== undefined &&
+          params.filters?.documentId?.$in?.includes(doc.documentId)
+        ) {
+          gate = false;
+          held();
+          await released;
+        }
+        return result;
+      });
+
+      // When A publishes an edit, and B publishes one on top of it while A records A's
+      await documents.update({
+        documentId: doc.documentId,
+        locale: 'en',
+        data: { body: `${doc.body}\n\nEdited by instance A (same-document).` },
+      });
+      await documents.publish({ documentId: doc.documentId, locale: 'en' });
+      await holding;
+      instanceB.stdin.write('go same-document\n');
+      await waitFor('published same-document', outputB);
+      // (B's two marks are gone once it has recorded its publishes; A's is still held)
+      for (const deadline = Date.now() + 30_000; (await marks()) > 1;) {
+        if (Date.now() > deadline) throw new Error('instance B did not record its publishes');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      release();
+      await tracker.flush();
+      await a.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+
+      // Then the manifest serves B's publish, which holds both edits, and nothing is left marked
+      const { items } = await crawl(a.http, { limit: '1000' });
+      const page = items.find((i) => i.id === `article:${slug}:en`)!;
+      const content = (await a.http.get(new URL(page.content_url).pathname).buffer(true)).text;
+      expect(content).toContain('Edited by instance A (same-document).');
+      expect(content).toContain('Edited by instance B (same-document).');
+      const rows = await changelogRows(a);
+      const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(await marks()).toBe(0);
     });
   },
 );

@@ -15,7 +15,7 @@ import {
 } from '../core/tracking';
 import type { EntrySource, ItemDraft } from '../core/types';
 import type { DirtyMark } from '../repositories/dirty-repository';
-import { StateConflictError } from '../repositories/state-repository';
+import { StateConflictError, type StoredTrackedState } from '../repositories/state-repository';
 import { getService } from '../utils/get-service';
 import type { EnabledType } from './config';
 
@@ -209,13 +209,25 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * What tracking `documents` (of one type) writes: their new states, changelog entries and
-   * aliases, from the states and recent changelog read for all of them at once.
+   * aliases, from their states (`before`, or read now) and recent changelog, for all at once.
+   *
+   * The states a diff is written against must have been read before the entries it compares
+   * with them: the write only checks that no state moved since that read, so entries read
+   * earlier could hold a version another instance has published and recorded in between, and
+   * writing them would undo its record (docs/protocol.md §5.1).
    */
-  async function diffDocuments(uid: string, documents: readonly DocumentRead[], cause?: string) {
-    const all = await states.forDocuments(
-      uid,
-      documents.map((d) => d.documentId),
-    );
+  async function diffDocuments(
+    uid: string,
+    documents: readonly DocumentRead[],
+    cause?: string,
+    before?: readonly StoredTrackedState[],
+  ) {
+    const all =
+      before ??
+      (await states.forDocuments(
+        uid,
+        documents.map((d) => d.documentId),
+      ));
     const currentOf = new Map<string, (TrackedState & { pending: boolean })[]>();
     for (const state of all) {
       const list = currentOf.get(state.sourceDocument);
@@ -270,7 +282,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     cause: string | undefined,
   ): Promise<TrackResult> {
     for (let attempt = 1; ; attempt += 1) {
-      const diff = await diffDocuments(uid, [{ documentId, ...(await read()) }], cause);
+      // (the states first: see diffDocuments)
+      const before = await states.forDocuments(uid, [documentId]);
+      const diff = await diffDocuments(uid, [{ documentId, ...(await read()) }], cause, before);
       try {
         await states.write(diff.writes, diff.changelog, diff.aliases);
         return { changelog: diff.changelog, changed: diff.changed };
@@ -293,30 +307,54 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * Track a batch of documents of one type (all their locales' entries): compared and written at
    * once; when that fails (another tracker wrote one of them first, or one cannot be recorded)
-   * they are tracked one by one. Returns how many items changed and the documents that could not
-   * be tracked (kept at their previous state, logged).
+   * they are tracked one by one, each read again. `before` holds their states when they were
+   * read before the entries; otherwise the states are read now and the documents that have
+   * states and would change are read again before they are compared (see diffDocuments) — none
+   * on a first build or a re-compare that finds nothing changed. Returns how many items changed
+   * and the documents that could not be tracked (kept at their previous state, logged).
    */
   async function trackBatch(
     type: EnabledType,
     scope: DocumentScope,
-    byDocument: ReadonlyMap<string, EntrySource[]>,
+    entriesRead: ReadonlyMap<string, EntrySource[]>,
     cause?: string,
+    before?: readonly StoredTrackedState[],
   ): Promise<{
     changed: number;
     failures: TrackFailure[];
   }> {
     const { langs } = scope;
-    const batch = [...byDocument.keys()];
+    const batch = [...entriesRead.keys()];
+    const byDocument = new Map(entriesRead);
     const failures: TrackFailure[] = [];
-    try {
-      const diff = await diffDocuments(
+    const compare = (known: readonly StoredTrackedState[]) =>
+      diffDocuments(
         type.uid,
         batch.map((documentId) => {
           const entries = byDocument.get(documentId)!;
           return { documentId, entries, drafts: draftsOf(type, entries, scope.site).drafts, langs };
         }),
         cause,
+        known,
       );
+    try {
+      const known = before ?? (await states.forDocuments(type.uid, batch));
+      let diff = await compare(known);
+      if (!before) {
+        const tracked = new Set(known.map((s) => s.sourceDocument));
+        const stale = [
+          ...new Set(
+            diff.writes
+              .map((w) => w.state.sourceDocument)
+              .filter((documentId) => tracked.has(documentId)),
+          ),
+        ];
+        if (stale.length > 0) {
+          for (const [documentId, entries] of await entriesOf(type, scope, stale))
+            byDocument.set(documentId, entries);
+          diff = await compare(known);
+        }
+      }
       await states.write(diff.writes, diff.changelog, diff.aliases);
       return { changed: diff.changed, failures };
     } catch (error) {
@@ -328,13 +366,15 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     }
     let changed = 0;
     for (const documentId of batch) {
-      const entries = byDocument.get(documentId)!;
       try {
         const result = await serialized(`${type.uid}|${documentId}`, () =>
           apply(
             type.uid,
             documentId,
-            async () => ({ entries, drafts: draftsOf(type, entries, scope.site).drafts, langs }),
+            async () => {
+              const entries = (await entriesOf(type, scope, [documentId])).get(documentId)!;
+              return { entries, drafts: draftsOf(type, entries, scope.site).drafts, langs };
+            },
             cause,
           ),
         );
@@ -571,7 +611,15 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           continue;
         }
         const scope = await scopeOf(type);
-        const result = await trackBatch(type, scope, await entriesOf(type, scope, part), cause);
+        // (the states first: see diffDocuments)
+        const before = await states.forDocuments(uid, part);
+        const result = await trackBatch(
+          type,
+          scope,
+          await entriesOf(type, scope, part),
+          cause,
+          before,
+        );
         changed += result.changed;
         failures.push(...result.failures);
       }
@@ -637,7 +685,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         problems: draft.problems,
         drafts,
         unfilled: unfilled.includes(draft.entry),
-        states: diff.states,
+        states: [...diff.states],
         changelog: diff.changelog,
       };
     },
