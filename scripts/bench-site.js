@@ -501,7 +501,10 @@ async function main() {
     figures.pluginTables = after.tables;
 
     const recompare = await timed(sampler, () =>
-      withQueryLog(strapi, () => builder.rebuild({ trigger: 'bench', full: true })),
+      withProfile(
+        () => withQueryLog(strapi, () => builder.rebuild({ trigger: 'bench', full: true })),
+        'BENCH_SITE_PROFILE_RECOMPARE',
+      ),
     );
     figures.recompareMs = recompare.ms;
     figures.recompareRssMb = recompare.rssPeakGrowthMb;

@@ -473,6 +473,35 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       expect(Number(page.version.slice(1).split('.')[0])).toBe(Math.max(...versions.get(page.id)!));
     }
   });
+  it('compares again in a re-compare only the documents not made of what they were last compared with', async () => {
+    const tracker = app.strapi.plugin('sitemap-ai').service('tracker');
+    await rebuild(app);
+    // Given a site compared as a whole once
+    await tracker.reconcileAll();
+    // When nothing changed, the next re-compare compares no document again
+    const again = await tracker.reconcileAll();
+    expect(again.documents).toBeGreaterThan(1);
+    expect(again.unchanged).toBe(again.documents);
+    expect(again.changed).toBe(0);
+
+    // When a published entry is changed behind the document service's back (no tracking runs)
+    await app.strapi.db.query(ARTICLE as never).updateMany({
+      where: { slug: 'tdm-licensing', publishedAt: { $notNull: true } },
+      data: {
+        body: `${(await draftOf(app, 'tdm-licensing')).body}\n\nWritten straight to the database.`,
+      },
+    });
+    const after = await tracker.reconcileAll();
+    // Then the re-compare compares that document alone and records its change
+    expect(after.unchanged).toBe(after.documents - 1);
+    expect(after.changed).toBeGreaterThan(0);
+    await rebuild(app);
+    const { items } = await crawl(app.http, { limit: '1000' });
+    const page = items.find((i) => i.id === 'article:tdm-licensing:en')!;
+    const content = await app.http.get(new URL(page.content_url).pathname).buffer(true);
+    expect(content.text).toContain('Written straight to the database.');
+  });
+
   it('builds at most once per scheduled tick: a later claim of the same tick is skipped even with changes waiting', async () => {
     const builder = app.strapi.plugin('sitemap-ai').service('snapshot-builder');
     await ownArticle(app, 'scheduled-ticks');

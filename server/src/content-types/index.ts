@@ -11,6 +11,7 @@ import itemVersion from './item-version/schema.json';
 import lock from './lock/schema.json';
 import rateCounter from './rate-counter/schema.json';
 import snapshot from './snapshot/schema.json';
+import sourceHash from './source-hash/schema.json';
 import webhookDelivery from './webhook-delivery/schema.json';
 
 /** The plugin's own tables, hidden from the Content Manager. */
@@ -69,6 +70,19 @@ export default {
     },
   },
   'dirty-mark': { schema: dirtyMark },
+  // What each document's states were last compared with (a re-compare skips what is unchanged).
+  'source-hash': {
+    schema: {
+      ...sourceHash,
+      indexes: [
+        {
+          name: 'sitemap_ai_source_hashes_doc_idx',
+          columns: ['source_uid', 'source_document'],
+          type: 'unique',
+        },
+      ],
+    },
+  },
   alias: {
     schema: {
       ...alias,

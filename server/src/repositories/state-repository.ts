@@ -10,6 +10,17 @@ import { storedStateColumns, storedStateOf } from './stored-state';
 export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
 export const CHANGELOG_UID = 'plugin::sitemap-ai.changelog-entry' as const;
 export const ALIAS_UID = 'plugin::sitemap-ai.alias' as const;
+export const SOURCE_HASH_UID = 'plugin::sitemap-ai.source-hash' as const;
+
+/**
+ * What a document's states were compared with in a write: the hash of its entries and of the
+ * settings that shape its items, or null when the write was not a whole comparison of them.
+ */
+export interface ComparedSource {
+  uid: string;
+  documentId: string;
+  hash: string | null;
+}
 
 /** Longest alias chain followed (a renamed heading renamed again …). */
 const MAX_ALIAS_HOPS = 10;
@@ -146,6 +157,7 @@ export function toChangelogRecord(row: Row): ChangelogRecord {
 export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const states = () => strapi.db.query(FRAGMENT_STATE_UID);
   const changelog = () => strapi.db.query(CHANGELOG_UID);
+  const sourceHashes = () => strapi.db.query(SOURCE_HASH_UID);
   const aliases = () => strapi.db.query(ALIAS_UID);
   const blobs = createBlobRepository({ strapi });
 
@@ -215,6 +227,25 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           },
         })) as Row[];
         result.push(...(await withTexts(rows, 'all')));
+      }
+      return result;
+    },
+
+    /** The hashes these documents' states were last compared with (absent: none recorded). */
+    async comparedHashes(
+      uid: string,
+      documentIds: readonly string[],
+    ): Promise<Map<string, string>> {
+      const result = new Map<string, string>();
+      for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
+        const rows = (await sourceHashes().findMany({
+          select: ['source_document', 'hash'],
+          where: {
+            source_uid: uid,
+            source_document: { $in: documentIds.slice(i, i + WRITE_BATCH) },
+          },
+        })) as Row[];
+        for (const row of rows) result.set(String(row.source_document), String(row.hash));
       }
       return result;
     },
@@ -419,9 +450,30 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       writes: readonly StateWrite[],
       entries: readonly ChangelogRecord[],
       renames: readonly AliasRecord[] = [],
+      compared: readonly ComparedSource[] = [],
     ): Promise<void> {
-      if (writes.length === 0 && entries.length === 0) return;
+      if (writes.length === 0 && entries.length === 0 && compared.length === 0) return;
       await strapi.db.transaction(async () => {
+        // What the documents were compared with, replaced with the states written from it: a hash
+        // is never left beside states another comparison wrote.
+        const byUid = new Map<string, string[]>();
+        for (const { uid, documentId } of compared)
+          byUid.set(uid, [...(byUid.get(uid) ?? []), documentId]);
+        for (const [uid, documentIds] of byUid)
+          for (let i = 0; i < documentIds.length; i += WRITE_BATCH)
+            await sourceHashes().deleteMany({
+              where: {
+                source_uid: uid,
+                source_document: { $in: documentIds.slice(i, i + WRITE_BATCH) },
+              },
+            });
+        await bulkInsert(
+          strapi,
+          SOURCE_HASH_UID,
+          compared.flatMap(({ uid, documentId, hash }) =>
+            hash === null ? [] : [{ source_uid: uid, source_document: documentId, hash }],
+          ),
+        );
         // Data and text first, by their keys: rolled back with the states if these conflict.
         const keys = await blobs.put(
           writes.flatMap(({ state }) => [JSON.stringify(state.data), state.content]),

@@ -15,7 +15,13 @@ import {
 } from '../core/tracking';
 import type { EntrySource, ItemDraft } from '../core/types';
 import type { DirtyMark } from '../repositories/dirty-repository';
-import { StateConflictError, type StoredTrackedState } from '../repositories/state-repository';
+import {
+  StateConflictError,
+  type ComparedSource,
+  type StoredTrackedState,
+} from '../repositories/state-repository';
+import { sha256Hex, stableStringify } from '../core/canonical';
+import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import type { EnabledType } from './config';
 
@@ -130,6 +136,26 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           `[sitemap-ai] ${type.uid} ${entry.documentId} (${entry.lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`,
         );
     return built;
+  }
+
+  /**
+   * What a document's items are made from: its entries in every locale and what of the settings
+   * and of this release shapes them. Equal hashes give equal items, so a re-compare skips a
+   * document whose states were last compared with the same hash.
+   */
+  function inputHash(type: EnabledType, scope: DocumentScope, entries: readonly EntrySource[]) {
+    return sha256Hex(
+      stableStringify({
+        v: 1,
+        release: PLUGIN_VERSION,
+        print: settings().policyFingerprint(),
+        policy: type.policy,
+        map: type.map,
+        site: scope.site,
+        langs: scope.langs,
+        entries,
+      }),
+    );
   }
 
   /**
@@ -286,7 +312,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const before = await states.forDocuments(uid, [documentId]);
       const diff = await diffDocuments(uid, [{ documentId, ...(await read()) }], cause, before);
       try {
-        await states.write(diff.writes, diff.changelog, diff.aliases);
+        // (no hash: a document tracked on its own is compared again by the next re-compare)
+        await states.write(diff.writes, diff.changelog, diff.aliases, [
+          { uid, documentId, hash: null },
+        ]);
         return { changelog: diff.changelog, changed: diff.changed };
       } catch (error) {
         if (!(error instanceof StateConflictError) || attempt >= MAX_ATTEMPTS) throw error;
@@ -310,23 +339,39 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
    * they are tracked one by one, each read again. `before` holds their states when they were
    * read before the entries; otherwise the states are read now and the documents that have
    * states and would change are read again before they are compared (see diffDocuments) — none
-   * on a first build or a re-compare that finds nothing changed. Returns how many items changed
-   * and the documents that could not be tracked (kept at their previous state, logged).
+   * on a first build or a re-compare that finds nothing changed. With `skipUnchanged`, documents
+   * whose states were last compared with what they are made from now (inputHash) are left as
+   * they are. Returns how many items changed and the documents that could not be tracked (kept
+   * at their previous state, logged).
    */
   async function trackBatch(
     type: EnabledType,
     scope: DocumentScope,
     entriesRead: ReadonlyMap<string, EntrySource[]>,
     cause?: string,
-    before?: readonly StoredTrackedState[],
+    {
+      before,
+      skipUnchanged = false,
+    }: { before?: readonly StoredTrackedState[]; skipUnchanged?: boolean } = {},
   ): Promise<{
     changed: number;
     failures: TrackFailure[];
+    /** Documents left as they are (skipUnchanged). */
+    unchanged: number;
   }> {
     const { langs } = scope;
-    const batch = [...entriesRead.keys()];
     const byDocument = new Map(entriesRead);
     const failures: TrackFailure[] = [];
+    const hashes = new Map(
+      [...byDocument].map(([documentId, entries]) => [documentId, inputHash(type, scope, entries)]),
+    );
+    let batch = [...byDocument.keys()];
+    if (skipUnchanged) {
+      const compared = await states.comparedHashes(type.uid, batch);
+      batch = batch.filter((documentId) => compared.get(documentId) !== hashes.get(documentId));
+    }
+    const unchanged = byDocument.size - batch.length;
+    if (batch.length === 0) return { changed: 0, failures, unchanged };
     const compare = (known: readonly StoredTrackedState[]) =>
       diffDocuments(
         type.uid,
@@ -350,13 +395,20 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           ),
         ];
         if (stale.length > 0) {
-          for (const [documentId, entries] of await entriesOf(type, scope, stale))
+          for (const [documentId, entries] of await entriesOf(type, scope, stale)) {
             byDocument.set(documentId, entries);
+            hashes.set(documentId, inputHash(type, scope, entries));
+          }
           diff = await compare(known);
         }
       }
-      await states.write(diff.writes, diff.changelog, diff.aliases);
-      return { changed: diff.changed, failures };
+      const compared: ComparedSource[] = batch.map((documentId) => ({
+        uid: type.uid,
+        documentId,
+        hash: hashes.get(documentId)!,
+      }));
+      await states.write(diff.writes, diff.changelog, diff.aliases, compared);
+      return { changed: diff.changed, failures, unchanged };
     } catch (error) {
       if (!(error instanceof StateConflictError)) {
         strapi.log.warn(
@@ -387,7 +439,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
     }
-    return { changed, failures };
+    return { changed, failures, unchanged };
   }
 
   /** Track one document on its own; a failure is added to `failures`. Returns the items changed. */
@@ -613,13 +665,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         const scope = await scopeOf(type);
         // (the states first: see diffDocuments)
         const before = await states.forDocuments(uid, part);
-        const result = await trackBatch(
-          type,
-          scope,
-          await entriesOf(type, scope, part),
-          cause,
+        const result = await trackBatch(type, scope, await entriesOf(type, scope, part), cause, {
           before,
-        );
+        });
         changed += result.changed;
         failures.push(...result.failures);
       }
@@ -699,9 +747,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       documents: number;
       changed: number;
       failures: TrackFailure[];
+      /** Documents made of what their states were last compared with: not compared again. */
+      unchanged: number;
     }> {
       let documents = 0;
       let changed = 0;
+      let unchanged = 0;
       const failures: TrackFailure[] = [];
       const seen = new Set<string>();
       // Streamed a batch of documents at a time, so memory does not grow with the site: each
@@ -725,8 +776,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             scope,
             await entriesOf(type, scope, ids, { lang, entries: first }),
             cause,
+            { skipUnchanged: true },
           );
           changed += result.changed;
+          unchanged += result.unchanged;
           failures.push(...result.failures);
         };
         for (const lang of langs) {
@@ -753,7 +806,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         documents += 1;
         changed += await trackOne(uid, documentId, cause, failures);
       }
-      return { documents, changed, failures };
+      return { documents, changed, failures, unchanged };
     },
   };
   return tracker;
