@@ -18,8 +18,8 @@
  * skips them).
  *
  * BENCH_SITE_QUERIES=1 prints the SQL of each build by total time; BENCH_SITE_PROFILE=file
- * writes a CPU profile of the first build (BENCH_SITE_PROFILE_PUBLISH=file: of the publishes); BENCH_SITE_KEEP_DB=file keeps a copy of the database
- * with the plugin's tables (diagnosis).
+ * writes a CPU profile of the first build (_RECOMPARE, _HTTP, _PUBLISH: of those phases);
+ * BENCH_SITE_KEEP_DB=file keeps a copy of the database with the plugin's tables (diagnosis).
  */
 const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
@@ -40,7 +40,9 @@ const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
 
 /**
  * A CPU profile of `work` into the file named by the environment variable `name` (diagnosis):
- * BENCH_SITE_PROFILE for the first build, BENCH_SITE_PROFILE_PUBLISH for the publishes with the plugin.
+ * BENCH_SITE_PROFILE for the first build, BENCH_SITE_PROFILE_RECOMPARE for the re-compare,
+ * BENCH_SITE_PROFILE_HTTP for the HTTP figures, BENCH_SITE_PROFILE_PUBLISH for the publishes with
+ * the plugin.
  */
 async function withProfile(work, name = 'BENCH_SITE_PROFILE') {
   const file = process.env[name];
@@ -517,7 +519,8 @@ async function main() {
     figures.incrementalMs = incremental.ms;
     figures.incrementalChanges = incremental.result.snapshot?.changes ?? null;
 
-    if (process.env.BENCH_SITE_HTTP !== '0') figures.http = await httpFigures(strapi);
+    if (process.env.BENCH_SITE_HTTP !== '0')
+      figures.http = await withProfile(() => httpFigures(strapi), 'BENCH_SITE_PROFILE_HTTP');
 
     // Discovery documents of the whole site (issue 10): the first read also folds the snapshot
     // into its per-page policy; each is streamed to the end and counted.

@@ -19,13 +19,14 @@ import type { PublicRouteState } from '../middlewares/access-log';
 import { ByteCache } from '../core/byte-cache';
 
 /**
- * Manifest pages kept serialised: a page of a snapshot never changes (its ETag names the snapshot
- * and the parameters), so a second agent reading it costs what sending it costs.
+ * Manifest pages kept serialised and encoded: a page of a snapshot never changes (its ETag names
+ * the snapshot and the parameters), so a second agent reading it costs what sending it costs, not
+ * an encoding of a string of hundreds of kilobytes (and its garbage) per request.
  */
 const PAGE_CACHE_BUDGET = 32 * 2 ** 20;
 
 interface CachedPage {
-  body: string;
+  body: Buffer;
   type: string;
   headers: Record<string, string>;
   size: number;
@@ -72,12 +73,13 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       if (!cached) {
         const body = await manifest().page(params, resolved);
         const text = format === 'xml' ? manifestPageToXml(body) : JSON.stringify(body);
+        const bytes = Buffer.from(text, 'utf8');
         cached = {
-          body: text,
+          body: bytes,
           type:
             format === 'xml' ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8',
           headers: policyOf(body.items),
-          size: text.length,
+          size: bytes.length,
         };
         pages.set(key, cached);
       }
