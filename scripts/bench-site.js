@@ -451,12 +451,9 @@ async function drain(stream) {
   return bytes;
 }
 
-async function main() {
-  if (process.env.BENCH_SITE_NO_BUILD !== '1')
-    require('./build-plugin').buildPlugin({ silent: true });
-  const database = await benchDatabase();
-  const sampler = rssSampler();
-  const env = {
+/** The environment of the bench's Strapi boots on `database`. */
+function benchEnv(database) {
+  return {
     ...database.env,
     PLAYGROUND_SEED: 'false',
     LOG_LEVEL: 'error',
@@ -465,6 +462,129 @@ async function main() {
     SITEMAP_AI_SCHEDULE: 'false',
     SITEMAP_AI_REBUILD_ON_BOOTSTRAP: 'false',
   };
+}
+
+/**
+ * Publishes under load (BENCH_SITE_UNDER_LOAD=1; meant for BENCH_SITE_DB=postgres): a second
+ * Strapi instance on the same database publishes edits of random articles, one after another, for
+ * as long as this instance's first build of the N articles runs. Then the second instance records
+ * what it queued and stops, one more build runs here, and every edit is looked for: the last edit
+ * of each article must be in its served content, the changelog must hold one entry per item
+ * version, and no change may be left marked as not recorded.
+ */
+async function underLoad() {
+  const database = await benchDatabase();
+  const env = benchEnv(database);
+  const strapi = await boot(env);
+  const { spawn } = require('node:child_process');
+  let child = null;
+  try {
+    const seeding = performance.now();
+    await seed(strapi);
+    const seedMs = Math.round(performance.now() - seeding);
+    const meta = strapi.db.metadata.get(UID);
+    const column = (attribute) => meta.attributes[attribute]?.columnName ?? attribute;
+    const docs = await strapi.db
+      .connection(meta.tableName)
+      .select({ id: column('documentId'), slug: column('slug') })
+      .whereNotNull(column('publishedAt'));
+    const lines = [];
+    child = spawn(process.execPath, [path.join(ROOT, 'tests', 'helpers', 'instance.cjs')], {
+      env: { ...process.env, ...env },
+    });
+    let buffered = '';
+    const waiters = [];
+    const onData = (chunk) => {
+      buffered += chunk.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop();
+      for (const line of parts) {
+        lines.push(line.trim());
+        for (const waiter of [...waiters]) waiter();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => process.stderr.write(chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const waitFor = (line) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (lines.includes(line)) {
+            waiters.splice(waiters.indexOf(check), 1);
+            resolve();
+          }
+        };
+        waiters.push(check);
+        check();
+        exited.then(() => reject(new Error(`the second instance exited before "${line}"`)));
+      });
+    await waitFor('ready');
+
+    const builder = strapi.plugin('sitemap-ai').service('snapshot-builder');
+    let done = false;
+    const started = performance.now();
+    const build = builder.rebuild({ trigger: 'bench' }).finally(() => {
+      done = true;
+    });
+    const last = new Map();
+    let edits = 0;
+    let duringBuild = 0;
+    while (!done) {
+      const doc = docs[Math.floor(Math.random() * docs.length)];
+      const tag = `e${edits}`;
+      child.stdin.write(`edit ${doc.id} ${tag}\n`);
+      await waitFor(`edited ${doc.id} ${tag}`);
+      edits += 1;
+      if (!done) duringBuild += 1;
+      last.set(doc.id, { slug: doc.slug, tag });
+    }
+    const first = await build;
+    const buildMs = Math.round(performance.now() - started);
+    child.stdin.write('stop\n');
+    await exited;
+    child = null;
+    await strapi.plugin('sitemap-ai').service('tracker').flush();
+    await builder.rebuild({ trigger: 'bench' });
+
+    const manifest = strapi.plugin('sitemap-ai').service('manifest');
+    let lost = 0;
+    for (const { slug, tag } of last.values()) {
+      const { content } = await manifest.content(`article:${slug}:en`);
+      if (!content.includes(`Edited under load (${tag}).`)) lost += 1;
+    }
+    const rows = await strapi.db
+      .query('plugin::sitemap-ai.changelog-entry')
+      .findMany({ select: ['item_id', 'version', 'kind'] });
+    const keys = new Set(rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`));
+    return {
+      underLoad: true,
+      n: N,
+      db: DB,
+      seedMs,
+      buildMs,
+      items: first.snapshot?.itemCount ?? 0,
+      buildFailures: first.failures.length,
+      edits,
+      duringBuild,
+      articlesEdited: last.size,
+      lost,
+      duplicateChangelogEntries: rows.length - keys.size,
+      marksLeft: await strapi.db.query('plugin::sitemap-ai.dirty-mark').count(),
+    };
+  } finally {
+    if (child) child.kill('SIGKILL');
+    await strapi.destroy();
+    await database.drop();
+  }
+}
+
+async function main() {
+  if (process.env.BENCH_SITE_NO_BUILD !== '1')
+    require('./build-plugin').buildPlugin({ silent: true });
+  if (process.env.BENCH_SITE_UNDER_LOAD === '1') return underLoad();
+  const database = await benchDatabase();
+  const sampler = rssSampler();
+  const env = benchEnv(database);
   const figures = {
     n: N,
     db: DB,
@@ -667,6 +787,15 @@ function report(f) {
 
 main().then(
   (figures) => {
+    if (figures.underLoad) {
+      console.log(JSON.stringify(figures));
+      console.log(
+        `\nunder load, N=${figures.n}, ${figures.db}: first build ${figures.buildMs} ms (${figures.items} items) while a second instance published ${figures.duringBuild} edits (${figures.edits} in all, ${figures.articlesEdited} articles); lost ${figures.lost}, duplicate changelog entries ${figures.duplicateChangelogEntries}, marks left ${figures.marksLeft}, build failures ${figures.buildFailures}`,
+      );
+      process.exit(
+        figures.lost + figures.duplicateChangelogEntries + figures.marksLeft > 0 ? 1 : 0,
+      );
+    }
     report(figures);
     process.exit(0);
   },

@@ -4,7 +4,10 @@
  * A second Strapi instance for the multi-instance test: boots the playground
  * on the database named by the environment, prints "ready", publishes an edit
  * of each article slug in SLUGS when it reads "go" on stdin, prints
- * "published" ("go TAG": the edit names TAG, then it prints "published TAG"), and on "stop" prints its scheduler's tick count and shuts down. With LISTEN=1
+ * "published" ("go TAG": the edit names TAG, then it prints "published TAG"); "edit DOCUMENT TAG"
+ * appends a line naming TAG to that article's English draft, publishes it and prints
+ * "edited DOCUMENT TAG" (the bench's publishes under load); on "stop" it prints its scheduler's
+ * tick count and shuts down. With LISTEN=1
  * it also serves HTTP on a free port of 127.0.0.1 and prints "listening <port>" before "ready".
  */
 const path = require('node:path');
@@ -35,7 +38,19 @@ async function main() {
       await strapi.destroy();
       process.exit(0);
     }
-    const [command, tag] = line.trim().split(/\s+/);
+    const [command, tag, editTag] = line.trim().split(/\s+/);
+    if (command === 'edit') {
+      const documentId = tag;
+      const doc = await documents.findOne({ documentId, locale: 'en', status: 'draft' });
+      await documents.update({
+        documentId,
+        locale: 'en',
+        data: { body: `${doc.body}\n\nEdited under load (${editTag}).` },
+      });
+      await documents.publish({ documentId, locale: 'en' });
+      console.log(`edited ${documentId} ${editTag}`);
+      return;
+    }
     if (command !== 'go') return;
     const edit = tag ? `Edited by instance B (${tag}).` : 'Edited by instance B.';
     await Promise.all(
