@@ -402,10 +402,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           diff = await compare(known);
         }
       }
+      // (a document no longer published keeps no hash: the table holds one row per live document)
       const compared: ComparedSource[] = batch.map((documentId) => ({
         uid: type.uid,
         documentId,
-        hash: hashes.get(documentId)!,
+        hash: byDocument.get(documentId)!.length > 0 ? hashes.get(documentId)! : null,
       }));
       await states.write(diff.writes, diff.changelog, diff.aliases, compared);
       return { changed: diff.changed, failures, unchanged };
