@@ -38,6 +38,52 @@ async function changelogRows(app: TestApp) {
   }[];
 }
 
+interface ReadParams {
+  sort?: unknown;
+  status?: unknown;
+  populate?: unknown;
+  filters?: { documentId?: { $in?: unknown[] } };
+}
+
+/**
+ * Hold the first read of articles through `app`'s document service that `matches`, once it has
+ * returned, until `release` is called: how a test places another instance's work at one point of
+ * this one's, the same on every run.
+ */
+function holdArticleRead(app: TestApp, matches: (params: ReadParams) => boolean) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  let gate = true;
+  app.strapi.documents.use(async (context, next) => {
+    const result = await next();
+    if (
+      gate &&
+      context.uid === 'api::article.article' &&
+      context.action === 'findMany' &&
+      matches(context.params as ReadParams)
+    ) {
+      gate = false;
+      held();
+      await released;
+    }
+    return result;
+  });
+  return { holding, release };
+}
+
+/** Changes marked and not recorded yet. */
+const marks = (app: TestApp) => app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count();
+
+/** Wait until at most `count` changes are left marked (another instance has recorded its own). */
+async function untilMarksAtMost(app: TestApp, count: number): Promise<void> {
+  for (const deadline = Date.now() + 30_000; (await marks(app)) > count;) {
+    if (Date.now() > deadline) throw new Error('instance B did not record its publishes');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
   'two Strapi instances on one %s database',
   (client) => {
@@ -192,28 +238,10 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       // and B publishes two edits and records them after A has read its first page of articles
       // and before A compares it: A's re-compare is held there by a document middleware of this
       // test, so the interleaving is the same on every run.
-      const marks = () => a.strapi.db.query('plugin::sitemap-ai.dirty-mark').count();
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let held!: () => void;
-      const holding = new Promise<void>((resolve) => (held = resolve));
-      let gate = true;
-      a.strapi.documents.use(async (context, next) => {
-        const result = await next();
-        const params = context.params as { sort?: unknown; status?: unknown };
-        if (
-          gate &&
-          context.uid === 'api::article.article' &&
-          context.action === 'findMany' &&
-          params.status === 'published' &&
-          params.sort === 'documentId:asc'
-        ) {
-          gate = false;
-          held();
-          await released;
-        }
-        return result;
-      });
+      const { holding, release } = holdArticleRead(
+        a,
+        (params) => params.status === 'published' && params.sort === 'documentId:asc',
+      );
       const full = builder.rebuild({ trigger: 'test', full: true }) as Promise<{
         failures: unknown[];
       }>;
@@ -221,10 +249,7 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       instanceB.stdin.write('go during-recompare\n');
       await waitFor('published during-recompare', outputB);
       // (B records its publishes within a second; the marks are gone once it has)
-      for (const deadline = Date.now() + 30_000; (await marks()) > 0;) {
-        if (Date.now() > deadline) throw new Error('instance B did not record its publishes');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await untilMarksAtMost(a, 0);
       release();
       const result = await full;
       expect(result.failures).toEqual([]);
@@ -245,7 +270,7 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
           }),
         );
         const done = contents.every((c) => c.includes('(during-recompare)'));
-        if ((done && (await marks()) === 0) || Date.now() > deadline) break;
+        if ((done && (await marks(a)) === 0) || Date.now() > deadline) break;
         await new Promise((r) => setTimeout(r, 500));
       }
       for (const content of contents)
@@ -253,7 +278,7 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       const rows = await changelogRows(a);
       const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
       expect(new Set(keys).size).toBe(keys.length);
-      expect(await marks()).toBe(0);
+      expect(await marks(a)).toBe(0);
     });
 
     it('loses no publish when both instances record edits of one document at once', async () => {
@@ -263,7 +288,6 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
         publish(p: object): Promise<unknown>;
       };
       const tracker = a.strapi.plugin('sitemap-ai').service('tracker');
-      const marks = () => a.strapi.db.query('plugin::sitemap-ai.dirty-mark').count();
       const outputB: string[] = [];
       const instanceB = spawnB(outputB);
       await waitFor('ready', outputB);
@@ -272,32 +296,13 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       // A's recording of its own publish is held by a document middleware of this test once it
       // has read the published entry, until B has published an edit of the same document on top
       // of A's and recorded it: the same interleaving on every run.
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let held!: () => void;
-      const holding = new Promise<void>((resolve) => (held = resolve));
-      let gate = true;
-      a.strapi.documents.use(async (context, next) => {
-        const result = await next();
-        const params = context.params as {
-          status?: unknown;
-          populate?: unknown;
-          filters?: { documentId?: { $in?: unknown[] } };
-        };
-        if (
-          gate &&
-          context.uid === 'api::article.article' &&
-          context.action === 'findMany' &&
+      const { holding, release } = holdArticleRead(
+        a,
+        (params) =>
           params.status === 'published' &&
           params.populate !== undefined &&
-          params.filters?.documentId?.$in?.includes(doc.documentId)
-        ) {
-          gate = false;
-          held();
-          await released;
-        }
-        return result;
-      });
+          params.filters?.documentId?.$in?.includes(doc.documentId) === true,
+      );
 
       // When A publishes an edit, and B publishes one on top of it while A records A's
       await documents.update({
@@ -310,10 +315,7 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       instanceB.stdin.write('go same-document\n');
       await waitFor('published same-document', outputB);
       // (B's two marks are gone once it has recorded its publishes; A's is still held)
-      for (const deadline = Date.now() + 30_000; (await marks()) > 1;) {
-        if (Date.now() > deadline) throw new Error('instance B did not record its publishes');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await untilMarksAtMost(a, 1);
       release();
       await tracker.flush();
       await a.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
@@ -327,7 +329,7 @@ describe.each(testDatabases().filter((client) => client !== 'sqlite'))(
       const rows = await changelogRows(a);
       const keys = rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`);
       expect(new Set(keys).size).toBe(keys.length);
-      expect(await marks()).toBe(0);
+      expect(await marks(a)).toBe(0);
     });
   },
 );
