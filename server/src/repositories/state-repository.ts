@@ -457,8 +457,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         // What the documents were compared with, replaced with the states written from it: a hash
         // is never left beside states another comparison wrote.
         const byUid = new Map<string, string[]>();
-        for (const { uid, documentId } of compared)
-          byUid.set(uid, [...(byUid.get(uid) ?? []), documentId]);
+        for (const { uid, documentId } of compared) {
+          const list = byUid.get(uid);
+          if (list) list.push(documentId);
+          else byUid.set(uid, [documentId]);
+        }
         for (const [uid, documentIds] of byUid)
           for (let i = 0; i < documentIds.length; i += WRITE_BATCH)
             await sourceHashes().deleteMany({

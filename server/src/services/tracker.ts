@@ -139,11 +139,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * What a document's items are made from: its entries in every locale and what of the settings
-   * and of this release shapes them. Equal hashes give equal items, so a re-compare skips a
-   * document whose states were last compared with the same hash.
+   * What a document's items are made from: its entries in every locale (`inputHash`) and what of
+   * the settings and of this release shapes the items of its type (`shapeOf`, once per batch).
+   * Equal hashes give equal items, so a re-compare skips a document whose states were last
+   * compared with the same hash.
    */
-  function inputHash(type: EnabledType, scope: DocumentScope, entries: readonly EntrySource[]) {
+  function shapeOf(type: EnabledType, scope: DocumentScope): string {
     return sha256Hex(
       stableStringify({
         v: 1,
@@ -153,9 +154,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         map: type.map,
         site: scope.site,
         langs: scope.langs,
-        entries,
       }),
     );
+  }
+
+  function inputHash(shape: string, entries: readonly EntrySource[]): string {
+    return sha256Hex(stableStringify({ shape, entries }));
   }
 
   /**
@@ -362,8 +366,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const { langs } = scope;
     const byDocument = new Map(entriesRead);
     const failures: TrackFailure[] = [];
+    const shape = shapeOf(type, scope);
     const hashes = new Map(
-      [...byDocument].map(([documentId, entries]) => [documentId, inputHash(type, scope, entries)]),
+      [...byDocument].map(([documentId, entries]) => [documentId, inputHash(shape, entries)]),
     );
     let batch = [...byDocument.keys()];
     if (skipUnchanged) {
@@ -397,7 +402,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         if (stale.length > 0) {
           for (const [documentId, entries] of await entriesOf(type, scope, stale)) {
             byDocument.set(documentId, entries);
-            hashes.set(documentId, inputHash(type, scope, entries));
+            hashes.set(documentId, inputHash(shape, entries));
           }
           diff = await compare(known);
         }
