@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 import { API, crawl, pageValidator, pathOf, sha256 } from '../helpers/manifest';
 import type { ManifestItem, ManifestPage } from '../../shared/contracts/manifest';
@@ -139,6 +142,56 @@ describe.each(testDatabases())('manifest served from a seeded playground on %s',
       const other = await app.http.get(path).set('If-None-Match', '"something-else"');
       expect(other.status).toBe(200);
     }
+  });
+
+  it('sends a page gzip-encoded to agents that take gzip, as its own representation', async () => {
+    const path = `${API}/manifest?limit=40`;
+    const plain = await app.http.get(path).set('Accept-Encoding', 'identity').expect(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/Accept-Encoding/i);
+    // supertest would inflate the body: read the bytes as sent, from the listening server.
+    const server = app.strapi.server.httpServer;
+    if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const raw = await new Promise<{ status?: number; headers: IncomingHttpHeaders; body: Buffer }>(
+      (resolve, reject) =>
+        get(
+          `http://127.0.0.1:${port}${path}`,
+          { headers: { 'Accept-Encoding': 'gzip' } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode,
+                headers: res.headers,
+                body: Buffer.concat(chunks),
+              }),
+            );
+          },
+        ).on('error', reject),
+    );
+    expect(raw.status).toBe(200);
+    expect(raw.headers['content-encoding']).toBe('gzip');
+    expect(raw.headers.vary).toMatch(/Accept-Encoding/i);
+    const sent = raw.body;
+    expect(sent.length).toBeLessThan(Buffer.byteLength(plain.text) / 3);
+    expect(JSON.parse(gunzipSync(sent).toString('utf8'))).toEqual(plain.body);
+    // The policy headers go with either encoding.
+    expect(plain.headers['content-usage']).toEqual(expect.any(String));
+    expect(raw.headers['content-usage']).toBe(plain.headers['content-usage']);
+    // One ETag per representation: a client's copy is only current in the encoding it holds.
+    expect(raw.headers.etag).not.toBe(plain.headers.etag);
+    await app.http
+      .get(path)
+      .set('Accept-Encoding', 'gzip')
+      .set('If-None-Match', raw.headers.etag as string)
+      .expect(304);
+    await app.http
+      .get(path)
+      .set('Accept-Encoding', 'identity')
+      .set('If-None-Match', raw.headers.etag as string)
+      .expect(200);
   });
 
   it('serves one item by id, and the XML form of a page', async () => {

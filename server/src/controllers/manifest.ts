@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { CHANGELOG_PAGE_DEFAULT, SPEC_VERSION } from '../../../shared/constants';
@@ -65,10 +66,13 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const settings = getService(strapi, 'config').config();
     const params = validateManifestParams(ctx.query, settings.pageSize);
     const resolved = await manifest().resolve(params);
-    const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
+    // Agents that take gzip get the page compressed once per snapshot: a representation of its own.
+    const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+    const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}${gzip ? '-gz' : ''}"`;
+    ctx.vary('Accept-Encoding');
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
       // Item URLs and policy headers also follow the config: a config change is another page.
-      const key = `${etag}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
+      const key = `s${resolved.snapshot.seq}|${format}|${JSON.stringify(params)}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
       let cached = pages.get(key);
       if (!cached) {
         const body = await manifest().page(params, resolved);
@@ -85,7 +89,15 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       }
       for (const [name, value] of Object.entries(cached.headers)) ctx.set(name, value);
       ctx.type = cached.type;
-      return cached.body;
+      if (!gzip) return cached.body;
+      let compressed = pages.get(`${key}|gz`);
+      if (!compressed) {
+        const bytes = gzipSync(cached.body);
+        compressed = { ...cached, body: bytes, size: bytes.length };
+        pages.set(`${key}|gz`, compressed);
+      }
+      ctx.set('Content-Encoding', 'gzip');
+      return compressed.body;
     });
   }
 
