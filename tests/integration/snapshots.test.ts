@@ -123,6 +123,49 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
     );
   });
 
+  it("stops validating an old page at once after its own build, and within a second after another instance's", async () => {
+    const path = `${API}/manifest?limit=9`;
+    const revalidate = (etag: string) => app.http.get(path).set('If-None-Match', etag);
+    // Given a client holding the first page, revalidated just now (the newest snapshot is fresh in memory)
+    const held = await app.http.get(path).expect(200);
+    const etag = held.headers.etag as string;
+    await revalidate(etag).expect(304);
+
+    // When this instance builds the next snapshot, the held copy is no longer current at once
+    await editArticle(app, 'geo-index', (body) => `${body}\n\nA line for the revalidation test.`);
+    const built = await rebuild(app);
+    expect(built.skipped).toBe(false);
+    const after = await revalidate(etag).expect(200);
+    expect((after.body as ManifestPage).snapshot.id).toBe(String(built.snapshot.seq));
+
+    // When another instance publishes a snapshot (its row written past this instance's repository)
+    const next = after.headers.etag as string;
+    await revalidate(next).expect(304);
+    const latest = built.snapshot;
+    await app.strapi.db.query('plugin::sitemap-ai.snapshot').create({
+      data: {
+        seq: latest.seq + 1,
+        built_at: new Date().toISOString(),
+        item_count: latest.itemCount,
+        counts: latest.counts,
+        changes: { added: 0, changed: 0, removed: 0 },
+        trigger: 'other-instance',
+        duration_ms: 1,
+      },
+    });
+    // Then the copy of the older snapshot stops validating within a second
+    const started = Date.now();
+    let status = 304;
+    while (status === 304 && Date.now() - started < 3_000) {
+      status = (await revalidate(next)).status;
+      if (status === 304) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const fresh = await revalidate(next).expect(200);
+    expect((fresh.body as ManifestPage).snapshot.id).toBe(String(latest.seq + 1));
+  });
+
   it('drops the items of an unpublished entry at the next rebuild, leaving the others', async () => {
     const documents = app.strapi.documents(ARTICLE as never);
     const doc = (await documents.findFirst({

@@ -32,9 +32,6 @@ export default {
         { name: 'sitemap_ai_items_source_idx', columns: ['source_uid', 'source_document'] },
         // A page's fragments (its JSON-LD `hasPart`).
         { name: 'sitemap_ai_items_parent_idx', columns: ['parent_item', 'seq_from'] },
-        // Collecting stored texts asks whether any version still references them.
-        { name: 'sitemap_ai_items_data_idx', columns: ['data_ref'] },
-        { name: 'sitemap_ai_items_content_idx', columns: ['content_ref'] },
       ],
     },
   },
@@ -45,8 +42,6 @@ export default {
         { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
         { name: 'sitemap_ai_states_source_idx', columns: ['source_uid', 'source_document'] },
         { name: 'sitemap_ai_states_pending_idx', columns: ['pending', 'item_id'] },
-        { name: 'sitemap_ai_states_data_idx', columns: ['data_ref'] },
-        { name: 'sitemap_ai_states_content_idx', columns: ['content_ref'] },
       ],
     },
   },
@@ -54,10 +49,7 @@ export default {
   blob: {
     schema: {
       ...blob,
-      indexes: [
-        { name: 'sitemap_ai_blobs_key_idx', columns: ['key'], type: 'unique' },
-        { name: 'sitemap_ai_blobs_touched_idx', columns: ['touched_at'] },
-      ],
+      indexes: [{ name: 'sitemap_ai_blobs_key_idx', columns: ['key'], type: 'unique' }],
     },
   },
   'changelog-entry': {

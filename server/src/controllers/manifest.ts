@@ -13,7 +13,7 @@ import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
 import { sha256Hex } from '../core/canonical';
-import { markServed, respondWithCache, respondWithMarkdown } from './http';
+import { markServed, matchesEtag, respondWithCache, respondWithMarkdown } from './http';
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
 import type { PublicRouteState } from '../middlewares/access-log';
@@ -65,11 +65,27 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
   async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
     const settings = getService(strapi, 'config').config();
     const params = validateManifestParams(ctx.query, settings.pageSize);
-    const resolved = await manifest().resolve(params);
     // Agents that take gzip get the page compressed once per snapshot: a representation of its own.
     const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-    const etag = `"s${resolved.snapshot.seq}-${format}-${sha256Hex(JSON.stringify(params)).slice(0, 20)}${gzip ? '-gz' : ''}"`;
+    const paramsHash = sha256Hex(JSON.stringify(params)).slice(0, 20);
+    const etagOf = (seq: number) => `"s${seq}-${format}-${paramsHash}${gzip ? '-gz' : ''}"`;
     ctx.vary('Accept-Encoding');
+    // A crawler revalidating a first page, the commonest request: compared with the newest
+    // snapshot seen within a second, without reading it again (docs/protocol.md §6).
+    const validator = ctx.get('If-None-Match');
+    if (validator && !params.page_token) {
+      const seen = await manifest().seen();
+      if (matchesEtag(validator, etagOf(seen.seq))) {
+        await respondWithCache(
+          ctx,
+          { etag: etagOf(seen.seq), lastModified: seen.builtAt },
+          async () => null,
+        );
+        return;
+      }
+    }
+    const resolved = await manifest().resolve(params);
+    const etag = etagOf(resolved.snapshot.seq);
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
       // Item URLs and policy headers also follow the config: a config change is another page.
       const key = `s${resolved.snapshot.seq}|${format}|${JSON.stringify(params)}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;

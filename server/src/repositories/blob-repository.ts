@@ -13,6 +13,8 @@ export const BLOB_UID = 'plugin::sitemap-ai.blob' as const;
 export const BLOB_GRACE_MS = 10 * 60_000;
 /** A reused text's touch is renewed when older than this (not on every reuse); well inside the grace. */
 const RETOUCH_MS = 60_000;
+/** Unreferenced texts found per scan of the references (each round scans them all once). */
+const SWEEP_ROUND = 50_000;
 
 type Row = Record<string, unknown>;
 
@@ -95,7 +97,13 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * Delete the texts no state or version references and nobody touched since `before` (ms):
-     * storage hygiene, run by the builder. Returns how many went.
+     * storage hygiene, run by the builder now and then. Returns how many went.
+     *
+     * Mark and sweep: each round is one statement that scans every referencing column once and
+     * finds the unreferenced texts among the old ones, so the reference columns carry no index
+     * (one fewer random insertion per state and version written, on the first build of a site
+     * hundreds of thousands of times). PostgreSQL answers NOT EXISTS with a hash anti-join;
+     * SQLite, MySQL and MariaDB materialise each uncorrelated NOT IN once.
      */
     async collect(
       before: number,
@@ -103,28 +111,35 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<number> {
       const knex = strapi.db.connection;
       const blobs = table();
+      const key = column('key');
+      const touched = column('touched_at');
+      const postgres = strapi.db.dialect.client === 'postgres';
       let deleted = 0;
-      let after = 0;
-      // In id order, each stored text looked at once however many go.
       for (;;) {
-        let candidates = knex(blobs)
+        let sweep = knex(blobs)
           .select('id')
-          .where('id', '>', after)
-          .andWhere(column('touched_at'), '<', before)
+          .where(touched, '<', before)
           .orderBy('id')
-          .limit(2_000);
+          .limit(SWEEP_ROUND);
         for (const { table: other, columns } of referencing)
           for (const ref of columns)
-            candidates = candidates.whereNotExists(
-              knex(other)
-                .select(knex.raw('1'))
-                .whereRaw('??.?? = ??.??', [other, ref, blobs, column('key')]),
-            );
-        const ids = ((await candidates) as { id: number }[]).map((row) => Number(row.id));
-        if (ids.length === 0) return deleted;
-        await knex(blobs).whereIn('id', ids).delete();
-        deleted += ids.length;
-        after = ids[ids.length - 1]!;
+            sweep = postgres
+              ? sweep.whereNotExists(
+                  knex(other)
+                    .select(knex.raw('1'))
+                    .whereRaw('??.?? = ??.??', [other, ref, blobs, key]),
+                )
+              : sweep.whereNotIn(key, knex(other).select(ref).whereNotNull(ref));
+        const ids = ((await sweep) as { id: number }[]).map((row) => Number(row.id));
+        // Touched since the sweep looked (a writer reused it): kept.
+        for (let i = 0; i < ids.length; i += WRITE_BATCH)
+          deleted += Number(
+            await knex(blobs)
+              .whereIn('id', ids.slice(i, i + WRITE_BATCH))
+              .andWhere(touched, '<', before)
+              .delete(),
+          );
+        if (ids.length < SWEEP_ROUND) return deleted;
       }
     },
   };

@@ -43,12 +43,17 @@ function toRecord(row: SnapshotRow): SnapshotRecord {
 /** Snapshots of the manifest: the only code that reads or writes their table. */
 export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(SNAPSHOT_UID);
+  /** The newest snapshot when last read, and when that read started. */
+  let seen: { at: number; record: SnapshotRecord | null } | null = null;
+  /** When this instance last published a snapshot. */
+  let published = 0;
   return {
     /**
      * The newest snapshot. Every public read starts here (a 304 costs little else), so it is one
      * indexed statement without the entity manager's per-row conversions.
      */
     async latest(): Promise<SnapshotRecord | null> {
+      const at = Date.now();
       const meta = strapi.db.metadata.get(SNAPSHOT_UID);
       const rows = (await strapi.db
         .connection(meta.tableName)
@@ -56,7 +61,7 @@ export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) =>
         .orderBy('seq', 'desc')
         .limit(1)) as Row[];
       const row = rows[0];
-      return row
+      const record = row
         ? toRecord({
             ...(row as unknown as SnapshotRow),
             built_at: String(row.built_at),
@@ -64,6 +69,18 @@ export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) =>
             changes: parseJson(row.changes, null),
           })
         : null;
+      if (at > published && (!seen || seen.at <= at)) seen = { at, record };
+      return record;
+    },
+
+    /**
+     * The newest snapshot as read at most `maxAgeMs` ago by this instance (else read now). A
+     * snapshot this instance publishes is seen at once; one another instance publishes, within
+     * `maxAgeMs`. For revalidations only (docs/protocol.md §6): never to read items at.
+     */
+    async latestSeen(maxAgeMs: number): Promise<SnapshotRecord | null> {
+      if (seen && Date.now() - seen.at <= maxAgeMs) return seen.record;
+      return this.latest();
     },
 
     async find(seq: number): Promise<SnapshotRecord | null> {
@@ -114,6 +131,9 @@ export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) =>
           duration_ms: record.durationMs,
         },
       });
+      // A read that started before this one was stored no longer names the newest.
+      published = Date.now();
+      seen = null;
     },
 
     /**

@@ -41,6 +41,12 @@ function snapshotRef(snapshot: SnapshotRecord): ManifestPage['snapshot'] {
 }
 
 /** Reads the manifest from stored snapshots (docs/protocol.md §5); never from live content. */
+/**
+ * How long a newest snapshot read answers revalidations: a build another instance publishes stops
+ * validating older copies within this (one this instance publishes, at once).
+ */
+export const REVALIDATE_MS = 1_000;
+
 export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = repositories(strapi).items;
   const snapshots = repositories(strapi).snapshots;
@@ -62,6 +68,16 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   const service = {
     current,
+
+    /**
+     * The newest snapshot this instance has seen within REVALIDATE_MS (docs/protocol.md §6): what a
+     * client's ETag is compared with; a body is always read at `current()`.
+     */
+    async seen(): Promise<SnapshotRecord> {
+      const latest = await snapshots.latestSeen(REVALIDATE_MS);
+      if (!latest) throw new NoSnapshotError();
+      return latest;
+    },
 
     recentSnapshots: (limit: number) => snapshots.list(limit),
 
