@@ -57,14 +57,13 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
               .update({ [column('touched_at')]: now });
           const missing = chunk.filter((key) => !found.has(key));
           if (missing.length === 0) continue;
-          const created = new Date(now);
           // Another writer may store the same text at the same moment: its row is as good as ours.
           await insertRows(
             trx,
             strapi.db.dialect.client,
             table(),
-            [column('key'), column('body'), column('touched_at'), 'created_at', 'updated_at'],
-            missing.map((key) => [key, encodeBlob(distinct.get(key)!), now, created, created]),
+            [column('key'), column('body'), column('touched_at')],
+            missing.map((key) => [key, encodeBlob(distinct.get(key)!), now]),
             column('key'),
           );
         }

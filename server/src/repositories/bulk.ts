@@ -57,8 +57,10 @@ export async function insertRows(
  * create costs a document id, lifecycle hooks and a read-back per row, which was most of a first
  * build's time on a site with existing content; the plugin's bookkeeping rows need none of it.
  * Attribute names become columns, JSON attributes are serialised; an undefined value leaves its
- * column out (rows are grouped by the columns they set). Runs inside the caller's transaction
- * when there is one, else in its own.
+ * column out (rows are grouped by the columns they set). Strapi's own `created_at`/`updated_at`
+ * stay empty: nothing reads them on these rows, which carry their own times where one matters,
+ * and on a first build they were two columns of every one of hundreds of thousands of rows.
+ * Runs inside the caller's transaction when there is one, else in its own.
  */
 export async function bulkInsert(
   strapi: Core.Strapi,
@@ -68,30 +70,35 @@ export async function bulkInsert(
   if (rows.length === 0) return;
   const meta = strapi.db.metadata.get(uid);
   const attributes = meta.attributes as Record<string, AttributeMeta>;
-  const now = new Date();
-  const groups = new Map<string, { columns: string[]; values: unknown[][] }>();
+  const groups = new Map<string, { names: string[]; json: boolean[]; values: unknown[][] }>();
   for (const row of rows) {
-    const set = new Map<string, unknown>([
-      ['created_at', now],
-      ['updated_at', now],
-    ]);
-    for (const [name, value] of Object.entries(row)) {
-      if (value === undefined) continue;
-      const attribute = attributes[name];
-      set.set(
-        attribute?.columnName ?? name,
-        attribute?.type === 'json' && value !== null ? JSON.stringify(value) : value,
-      );
+    const names = Object.keys(row).filter((name) => row[name] !== undefined);
+    const signature = names.join('\u0000');
+    let group = groups.get(signature);
+    if (!group) {
+      group = {
+        names,
+        json: names.map((name) => attributes[name]?.type === 'json'),
+        values: [],
+      };
+      groups.set(signature, group);
     }
-    const columns = [...set.keys()];
-    const values = [...set.values()];
-    const signature = columns.join('\u0000');
-    const group = groups.get(signature);
-    if (group) group.values.push(values);
-    else groups.set(signature, { columns, values: [values] });
+    const { json } = group;
+    group.values.push(
+      names.map((name, i) => {
+        const value = row[name];
+        return json[i] && value !== null ? JSON.stringify(value) : value;
+      }),
+    );
   }
   await strapi.db.transaction(async ({ trx }) => {
-    for (const { columns, values } of groups.values())
-      await insertRows(trx, strapi.db.dialect.client, meta.tableName, columns, values);
+    for (const { names, values } of groups.values())
+      await insertRows(
+        trx,
+        strapi.db.dialect.client,
+        meta.tableName,
+        names.map((name) => attributes[name]?.columnName ?? name),
+        values,
+      );
   });
 }
