@@ -251,8 +251,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** Documents with live (not removed) states, per content type. */
-    liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
-      return documentsWhere({ removed: false });
+    async liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
+      // One row per document, not per state: a whole-site re-compare asks this of every state.
+      const rows = (await strapi.db
+        .connection(strapi.db.metadata.get(FRAGMENT_STATE_UID).tableName)
+        .distinct('source_uid', 'source_document')
+        .where('removed', false)) as Row[];
+      return rows.map((row) => ({
+        uid: String(row.source_uid),
+        documentId: String(row.source_document),
+      }));
     },
 
     /**

@@ -38,7 +38,8 @@ const LOCK_NAME = 'rebuild';
  */
 export const LEASE_MS = 20_000;
 const LEASE_RENEW_MS = 5_000;
-const PENDING_BATCH = 2000;
+/** Pending states published per batch (small for the same reason as the tracker's batches). */
+const PENDING_BATCH = 500;
 const FINGERPRINT_KEY = 'settings-fingerprint';
 const FILE_FINGERPRINT_KEY = 'file-config-fingerprint';
 const LAST_TICK_KEY = 'last-scheduled-tick';

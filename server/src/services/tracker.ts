@@ -40,7 +40,12 @@ export interface DocumentAction {
   draftAndPublish: boolean;
 }
 
-const BATCH = 100;
+/**
+ * Documents compared per batch. Small enough that what a batch allocates dies before V8 promotes
+ * it (a 1k site's first build peaked at +310 MB RSS with batches of 100, +195 MB with 25, at the
+ * same speed), large enough that its writes stay multi-row statements.
+ */
+const BATCH = 25;
 /**
  * A publish's tracking waits this long for more publishes to join its batch (an editor's burst, an
  * import) — the publish itself returns at once…
