@@ -53,6 +53,11 @@ export const createSnapshotRepository = ({ strapi }: { strapi: Core.Strapi }) =>
      * indexed statement without the entity manager's per-row conversions.
      */
     async latest(): Promise<SnapshotRecord | null> {
+      // Inside a caller's transaction, read in it (a separate connection could wait on it).
+      if (strapi.db.inTransaction()) {
+        const row = (await query().findOne({ orderBy: { seq: 'desc' } })) as SnapshotRow | null;
+        return row ? toRecord(row) : null;
+      }
       const at = Date.now();
       const meta = strapi.db.metadata.get(SNAPSHOT_UID);
       const rows = (await strapi.db
