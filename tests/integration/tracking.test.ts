@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
 import { API, crawl } from '../helpers/manifest';
-import type { ChangelogPage, DeltaPage } from '../../shared/contracts/manifest';
+import type { ChangelogPage, DeltaPage, ManifestItem } from '../../shared/contracts/manifest';
 
 const ARTICLE = 'api::article.article';
 const GUIDE = 'api::guide.guide';
@@ -396,6 +396,56 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       [pages[1]!, 'Note B'],
     ] as const)
       expect((await changelog(app, page)).entries[0]).toMatchObject({ version: 'v2.0', desc });
+  });
+
+  it('keeps a change waiting that was recorded while the build that published the one before it ran', async () => {
+    const page = await ownArticle(app, 'mid-build');
+    const { documentId } = await draftOf(app, 'mid-build');
+    const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as {
+      flush: () => Promise<void>;
+    };
+    const policy = app.strapi.plugin('sitemap-ai').service('policy') as {
+      violations: (...args: unknown[]) => Promise<unknown>;
+    };
+    await publishEdit(app, 'mid-build', (body) => `${body}\n\nFirst note.`, 'First');
+    await tracker.flush();
+    // Given a second edit recorded after the build read the first (its policy check runs then)
+    const original = policy.violations;
+    let edited = false;
+    policy.violations = async (...args: unknown[]) => {
+      if (!edited) {
+        edited = true;
+        await publishEdit(app, 'mid-build', (body) => `${body}\n\nSecond note.`, 'Second');
+        await tracker.flush();
+      }
+      return original.apply(policy, args);
+    };
+    try {
+      expect((await rebuild(app)).skipped).toBe(false);
+    } finally {
+      policy.violations = original;
+    }
+    expect(edited).toBe(true);
+    // Then that build published the first edit and left the second waiting …
+    const served = async () =>
+      ((await app.http.get(`${API}/fragments/${page}`).expect(200)).body as { item: ManifestItem })
+        .item.version;
+    expect(await served()).toBe('v2.0');
+    const waiting = await app.strapi.db
+      .query('plugin::sitemap-ai.fragment-state')
+      .count({ where: { source_document: documentId, pending: true } });
+    expect(waiting).toBeGreaterThan(0);
+    // … for the next build, which publishes it and leaves nothing waiting
+    expect((await rebuild(app)).skipped).toBe(false);
+    expect(await served()).toBe('v3.0');
+    expect((await changelog(app, page)).entries.slice(0, 2)).toMatchObject([
+      { version: 'v3.0', desc: 'Second' },
+      { version: 'v2.0', desc: 'First' },
+    ]);
+    const left = await app.strapi.db
+      .query('plugin::sitemap-ai.fragment-state')
+      .count({ where: { source_document: documentId, pending: true } });
+    expect(left).toBe(0);
   });
 
   it('lets a recording read its documents through the document service without waiting for itself', async () => {

@@ -34,6 +34,8 @@ export interface NewItemVersion {
   sourceDocument: string;
   state: StoredItemState;
   stabilityPin?: number;
+  /** The revision of the tracked state this version publishes (what settling it checks). */
+  stateRevision?: number;
   /** The item's data and canonical text: stored already (their keys), or to be stored. */
   stored: { dataRef: string; contentRef: string } | { data: ManifestItem; content: string };
 }
@@ -232,6 +234,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           source_document: v.sourceDocument,
           ...storedStateColumns(v.state),
           stability_pin: v.stabilityPin ?? null,
+          state_revision: v.stateRevision ?? null,
           ...(({ dataRef, contentRef }) => ({ data_ref: dataRef, content_ref: contentRef }))(
             refsOf(v),
           ),

@@ -331,6 +331,26 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
+    /**
+     * Clear `pending` on the states snapshot `seq` published as new versions, where the state is
+     * still at the revision its version was made from: one statement however many there are.
+     */
+    async settleVersioned(seq: number): Promise<void> {
+      const knex = strapi.db.connection;
+      const stateTable = strapi.db.metadata.get(FRAGMENT_STATE_UID).tableName;
+      const versionTable = strapi.db.metadata.get(ITEM_VERSION_UID).tableName;
+      await knex(stateTable)
+        .where('pending', true)
+        .whereExists(
+          knex(versionTable)
+            .select(knex.raw('1'))
+            .whereRaw('??.?? = ??.??', [versionTable, 'item_id', stateTable, 'item_id'])
+            .andWhere(`${versionTable}.seq_from`, seq)
+            .andWhereRaw('??.?? = ??.??', [versionTable, 'state_revision', stateTable, 'revision']),
+        )
+        .update({ pending: false });
+    },
+
     /** Recent changelog per item, newest first, at most `perItem` each. */
     async recentChangelog(
       itemIds: readonly string[],

@@ -136,6 +136,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       sourceDocument: state.sourceDocument,
       state,
       stabilityPin: state.stabilityPin,
+      stateRevision: state.revision,
       stored:
         state.dataRef && state.contentRef
           ? { dataRef: state.dataRef, contentRef: state.contentRef }
@@ -210,7 +211,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     await items.discardUnpublished(seq);
     // Written a batch at a time (memory stays flat on large sites): rows of snapshot `seq` are
     // invisible until it is published, and an interrupted build's are discarded by the next.
-    let settled: { itemId: string; revision: number }[] = [];
+    const settled: { itemId: string; revision: number }[] = [];
     const changes = { added: 0, changed: 0, removed: 0 };
     /** Items per type gained (+) or lost (−) against the previous snapshot. */
     const countDelta = new Map<string, number>();
@@ -318,7 +319,10 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         await items.insert(inserts);
         written += inserts.length + closes.length;
       }
-      settled = settled.concat(batchSettled);
+      // States published as new versions are settled from those versions after the publish (a
+      // first build's would be every item of the site, held here until then); the rest by list.
+      const versioned = new Set(inserts.map((v) => v.itemId));
+      for (const state of batchSettled) if (!versioned.has(state.itemId)) settled.push(state);
       if (batch.length < PENDING_BATCH) break;
     }
     if (heldBack > 0) {
@@ -348,6 +352,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     await fence();
     await snapshots.publish(record);
     await states.settle(settled);
+    await states.settleVersioned(seq);
     const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'config').config();
     const oldest = await snapshots.collect(snapshotRetention, snapshotRetentionHours * HOUR_MS);
     if (oldest !== null) await items.collect(oldest);
