@@ -75,12 +75,9 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const validator = ctx.get('If-None-Match');
     if (validator && !params.page_token) {
       const seen = await manifest().seen();
-      if (matchesEtag(validator, etagOf(seen.seq))) {
-        await respondWithCache(
-          ctx,
-          { etag: etagOf(seen.seq), lastModified: seen.builtAt },
-          async () => null,
-        );
+      const etag = etagOf(seen.seq);
+      if (matchesEtag(validator, etag)) {
+        await respondWithCache(ctx, { etag, lastModified: seen.builtAt }, async () => null);
         return;
       }
     }
@@ -88,7 +85,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const etag = etagOf(resolved.snapshot.seq);
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
       // Item URLs and policy headers also follow the config: a config change is another page.
-      const key = `s${resolved.snapshot.seq}|${format}|${JSON.stringify(params)}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
+      const key = `s${resolved.snapshot.seq}|${format}|${paramsHash}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
       let cached = pages.get(key);
       if (!cached) {
         const body = await manifest().page(params, resolved);
