@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { blobKey, decodeBlob, encodeBlob } from './blob-codec';
 import { insertRows } from './bulk';
 import { WRITE_BATCH } from './json';
+import { turnEventLoop } from '../utils/event-loop';
 
 export const BLOB_UID = 'plugin::sitemap-ai.blob' as const;
 
@@ -139,6 +140,7 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
               .delete(),
           );
         if (ids.length < SWEEP_ROUND) return deleted;
+        await turnEventLoop();
       }
     },
   };

@@ -6,6 +6,7 @@ import { bulkInsert } from './bulk';
 import { createBlobRepository, lazyText } from './blob-repository';
 import { ITEM_VERSION_UID } from './item-repository';
 import { storedStateColumns, storedStateOf } from './stored-state';
+import { turnEventLoop } from '../utils/event-loop';
 
 export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
 export const CHANGELOG_UID = 'plugin::sitemap-ai.changelog-entry' as const;
@@ -177,6 +178,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       if (ids.length === 0) return deleted;
       await changelog().deleteMany({ where: { id: { $in: ids } } });
       deleted += ids.length;
+      await turnEventLoop();
     }
   }
   /** The documents (content type and document id, each once) of the states matching `where`. */

@@ -27,6 +27,7 @@ import type { ManifestItem, Usage } from '../core/types';
 import type { DiscoveryConfig } from '../core/config';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
+import { turnEventLoop } from '../utils/event-loop';
 import { sha256Hex } from '../core/canonical';
 
 /** Items read per query while the discovery index is folded together. */
@@ -138,6 +139,7 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
       }
       if (rows.length <= SCAN_BATCH) break;
       after = rows[SCAN_BATCH - 1]!.itemId;
+      await turnEventLoop();
     }
     for (const [parent, usages] of childUsages) {
       const page = pages.get(parent);

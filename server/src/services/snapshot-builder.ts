@@ -7,6 +7,7 @@ import { type SnapshotRecord } from '../repositories/snapshot-repository';
 import { type StoredTrackedState } from '../repositories/state-repository';
 import { BLOB_GRACE_MS } from '../repositories/blob-repository';
 import { getService } from '../utils/get-service';
+import { turnEventLoop } from '../utils/event-loop';
 import type { TrackFailure } from './tracker';
 
 export interface RebuildOptions {
@@ -324,6 +325,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       const versioned = new Set(inserts.map((v) => v.itemId));
       for (const state of batchSettled) if (!versioned.has(state.itemId)) settled.push(state);
       if (batch.length < PENDING_BATCH) break;
+      await turnEventLoop();
     }
     if (heldBack > 0) {
       strapi.log.error(

@@ -23,6 +23,7 @@ import {
 import { sha256Hex, stableStringify } from '../core/canonical';
 import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
+import { turnEventLoop } from '../utils/event-loop';
 import type { EnabledType } from './config';
 
 const MAX_ATTEMPTS = 6;
@@ -681,6 +682,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         });
         changed += result.changed;
         failures.push(...result.failures);
+        await turnEventLoop();
       }
       return { changed, failures };
     },
@@ -792,6 +794,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           changed += result.changed;
           unchanged += result.unchanged;
           failures.push(...result.failures);
+          await turnEventLoop();
         };
         for (const lang of langs) {
           let first = new Map<string, EntrySource>();
@@ -816,6 +819,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         if (seen.has(`${uid}|${documentId}`)) continue;
         documents += 1;
         changed += await trackOne(uid, documentId, cause, failures);
+        await turnEventLoop();
       }
       return { documents, changed, failures, unchanged };
     },
