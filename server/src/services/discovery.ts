@@ -110,7 +110,8 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
   async function buildIndex(snapshot: SnapshotRecord): Promise<DiscoveryIndex> {
     const config = settings().config();
     const pages = new Map<string, DiscoveryPage>();
-    const childUsages = new Map<string, Usage[]>();
+    /** The strictest usage among each page's fragments, folded as they are read. */
+    const childUsages = new Map<string, Usage>();
     let after = '';
     for (;;) {
       const rows = await items.policyPage(snapshot.seq, after, SCAN_BATCH);
@@ -132,18 +133,17 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
             ...(data.topics && data.topics.length > 0 ? { topics: data.topics } : {}),
           });
         } else if (row.parent) {
-          const list = childUsages.get(row.parent);
-          if (list) list.push(data.usage);
-          else childUsages.set(row.parent, [data.usage]);
+          const folded = childUsages.get(row.parent);
+          childUsages.set(row.parent, folded ? strictestUsage([folded, data.usage])! : data.usage);
         }
       }
       if (rows.length <= SCAN_BATCH) break;
       after = rows[SCAN_BATCH - 1]!.itemId;
       await turnEventLoop();
     }
-    for (const [parent, usages] of childUsages) {
+    for (const [parent, usage] of childUsages) {
       const page = pages.get(parent);
-      if (page) page.pathUsage = strictestUsage([page.usage, ...usages])!;
+      if (page) page.pathUsage = strictestUsage([page.usage, usage])!;
     }
     const list = [...pages.values()];
     // A type's prefix is the static head of its path pattern, with `{locale}` filled in for every
