@@ -15,6 +15,7 @@ const TABLES = [
   'plugin::sitemap-ai.item-version',
   'plugin::sitemap-ai.fragment-state',
   'plugin::sitemap-ai.blob',
+  'plugin::sitemap-ai.text',
   'plugin::sitemap-ai.changelog-entry',
   'plugin::sitemap-ai.alias',
   'plugin::sitemap-ai.dirty-mark',

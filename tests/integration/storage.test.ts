@@ -131,7 +131,8 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
   const table = (uid: string) => app.strapi.db.metadata.get(uid as never).tableName;
   const STATES = 'plugin::sitemap-ai.fragment-state';
   const VERSIONS = 'plugin::sitemap-ai.item-version';
-  const BLOBS = 'plugin::sitemap-ai.blob';
+  const TEXTS = 'plugin::sitemap-ai.text';
+  const OLD_TEXTS = 'plugin::sitemap-ai.blob';
 
   /** Every key states and versions reference, and every key stored. */
   async function keys(): Promise<{ referenced: Set<string>; stored: Set<string> }> {
@@ -142,9 +143,10 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
         content_ref: string | null;
       }[])
         for (const key of [row.data_ref, row.content_ref]) if (key) referenced.add(key);
-    const stored = new Set(
-      ((await knex()(table(BLOBS)).select('key')) as { key: string }[]).map((r) => r.key),
-    );
+    const stored = new Set<string>();
+    for (const uid of [TEXTS, OLD_TEXTS])
+      for (const row of (await knex()(table(uid)).select('key')) as { key: string }[])
+        stored.add(row.key);
     return { referenced, stored };
   }
 
@@ -214,6 +216,79 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
       expect(sha256(content.text)).toBe(item.checksum);
     }
     expect(await builder().collectTexts(0)).toBe(0);
+  });
+
+  it("keeps the texts' table as Strapi's schema sync expects it (no change found on the next sync)", async () => {
+    // Strapi compares the database with its models whenever the app's schema changes: a column
+    // read back as another type would be altered (on SQLite: the table copied) at each such boot.
+    const schema = app.strapi.db.schema as unknown as {
+      schema: unknown;
+      schemaStorage: { read(): Promise<{ schema: unknown } | null> };
+      schemaDiff: {
+        diff(ctx: object): Promise<{
+          diff: { tables: { added: { name: string }[]; updated: { name: string }[] } };
+        }>;
+      };
+    };
+    const { diff } = await schema.schemaDiff.diff({
+      previousSchema: (await schema.schemaStorage.read())?.schema,
+      databaseSchema: await app.strapi.db.dialect.schemaInspector.getSchema(),
+      userSchema: schema.schema,
+    });
+    const ours = (t: { name: string }) => t.name === table(TEXTS);
+    expect(diff.tables.added.filter(ours)).toEqual([]);
+    expect(diff.tables.updated.filter(ours)).toEqual([]);
+  });
+
+  it('stores texts as bytes, serves those an earlier release stored as text, and sweeps both', async () => {
+    const id = 'article:fragment-permalinks:en';
+    const served = await app.http.get(`${API}/fragments/${id}`).expect(200);
+    const content = await app.http.get(`${API}/fragments/${id}/content`).expect(200);
+    const state = (await app.strapi.db.query(STATES).findOne({ where: { item_id: id } })) as {
+      data_ref: string;
+      content_ref: string;
+    };
+    // Given the page's texts as an earlier release stored them: text rows of the old table
+    const moved = [state.data_ref, state.content_ref];
+    const rows = (await knex()(table(TEXTS)).whereIn('key', moved)) as {
+      key: string;
+      body: Buffer;
+      touched_at: number | string;
+    }[];
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(Buffer.isBuffer(row.body)).toBe(true);
+    await knex()(table(TEXTS)).whereIn('key', moved).delete();
+    await knex()(table(OLD_TEXTS)).insert(
+      rows.map((row) => ({
+        key: row.key,
+        body:
+          row.body.subarray(0, 1).toString() === 'z'
+            ? `z${row.body.subarray(1).toString('base64')}`
+            : row.body.toString('utf8'),
+        touched_at: Number(row.touched_at),
+      })),
+    );
+    // Then the page, its content and its ETag are what they were
+    const again = await app.http.get(`${API}/fragments/${id}`).expect(200);
+    expect(again.body).toEqual(served.body);
+    expect(again.headers.etag).toBe(served.headers.etag);
+    expect((await app.http.get(`${API}/fragments/${id}/content`).expect(200)).text).toBe(
+      content.text,
+    );
+    // and a sweep keeps them while they are referenced …
+    await builder().collectTexts(0);
+    const kept = (await knex()(table(OLD_TEXTS)).whereIn('key', moved)) as unknown[];
+    expect(kept).toHaveLength(2);
+    // … and removes them from the old table once nothing does
+    await publishEdit(app, 'fragment-permalinks', 'An edit that replaces the old texts.');
+    await builder().rebuild({ trigger: 'test' });
+    await builder().rebuild({ trigger: 'test', full: true });
+    await builder().collectTexts(0);
+    const { referenced, stored } = await keys();
+    const left = (await knex()(table(OLD_TEXTS)).whereIn('key', moved)) as unknown[];
+    expect(left.length).toBe(moved.filter((key) => referenced.has(key)).length);
+    expect(left.length).toBeLessThan(2);
+    expect([...referenced].filter((key) => !stored.has(key))).toEqual([]);
   });
 
   it('serves a version written before texts were stored by key exactly as before', async () => {

@@ -6,9 +6,11 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
  * once, under a key derived from it, deflated against a fixed dictionary of what manifest items
  * repeat (field names, usage values, citation templates, Markdown structure). A stored body starts
  * with its format letter, so bodies written in one format stay readable when another is added:
- *   `z` — raw deflate with DICTIONARY_V1, base64;
- *   `p` — the text itself.
- * DICTIONARY_V1 must never change: stored bodies depend on it byte for byte.
+ *   `z` — raw deflate with DICTIONARY_V1;
+ *   `p` — the text itself, UTF-8.
+ * Bodies are bytes (a binary column); earlier releases wrote them as text, the deflated ones
+ * base64-encoded, and those stay readable. DICTIONARY_V1 must never change: stored bodies depend
+ * on it byte for byte.
  */
 const DICTIONARY_V1 = Buffer.from(
   [
@@ -43,19 +45,31 @@ export function blobKey(text: string): string {
  */
 const DEFLATE = { dictionary: DICTIONARY_V1, windowBits: 13, memLevel: 5 } as const;
 
+const DEFLATED = Buffer.from('z');
+const PLAIN = Buffer.from('p');
+
 /** The stored body of `text`: deflated when that is smaller. */
-export function encodeBlob(text: string): string {
-  const packed = `z${deflateRawSync(text, DEFLATE).toString('base64')}`;
-  return packed.length < text.length + 1 ? packed : `p${text}`;
+export function encodeBlob(text: string): Buffer {
+  const deflated = deflateRawSync(text, DEFLATE);
+  const plain = Buffer.from(text, 'utf8');
+  return deflated.length < plain.length
+    ? Buffer.concat([DEFLATED, deflated])
+    : Buffer.concat([PLAIN, plain]);
 }
 
-/** The text of a stored body (any format this or an earlier release wrote). */
-export function decodeBlob(body: string): string {
-  const format = body.charAt(0);
-  if (format === 'p') return body.slice(1);
-  if (format === 'z')
-    return inflateRawSync(Buffer.from(body.slice(1), 'base64'), {
-      dictionary: DICTIONARY_V1,
-    }).toString('utf8');
+const inflate = (bytes: Buffer) =>
+  inflateRawSync(bytes, { dictionary: DICTIONARY_V1 }).toString('utf8');
+
+/** The text of a stored body: bytes, or text as earlier releases stored it. */
+export function decodeBlob(body: Buffer | string): string {
+  if (typeof body === 'string') {
+    const format = body.charAt(0);
+    if (format === 'p') return body.slice(1);
+    if (format === 'z') return inflate(Buffer.from(body.slice(1), 'base64'));
+    throw new Error(`stored text of an unknown format "${format}"`);
+  }
+  const format = String.fromCharCode(body[0] ?? 0);
+  if (format === 'p') return body.toString('utf8', 1);
+  if (format === 'z') return inflate(body.subarray(1));
   throw new Error(`stored text of an unknown format "${format}"`);
 }

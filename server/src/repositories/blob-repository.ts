@@ -4,7 +4,47 @@ import { insertRows } from './bulk';
 import { WRITE_BATCH } from './json';
 import { turnEventLoop } from '../utils/event-loop';
 
+/** Where releases before stored texts had a table of their own kept them (a content type). */
 export const BLOB_UID = 'plugin::sitemap-ai.blob' as const;
+/** The stored texts' own table: a plain table, not a content type (see textsModel). */
+export const TEXT_UID = 'plugin::sitemap-ai.text' as const;
+
+/** The bytes column type of each database Strapi runs on (MySQL's BLOB stops at 64 KB). */
+const BYTES_TYPE: Record<string, string> = {
+  sqlite: 'blob',
+  postgres: 'bytea',
+  mysql: 'longblob',
+};
+
+/**
+ * The stored texts' table, registered with Strapi's database as a model of its own (as Strapi's
+ * own plugins register their job tables), so its schema is created and kept by Strapi on every
+ * database. Not a content type: a content type's table carries a document id, a locale, publish
+ * and author columns and three indexes on them, which on a first build were written for each of
+ * hundreds of thousands of texts and held nothing. The body is bytes, not base64 text; its column
+ * type is the one Strapi's schema inspector reads back (a `specificType`), so its schema sync
+ * finds nothing to alter.
+ */
+export function textsModel(client: string) {
+  const bytes = BYTES_TYPE[client];
+  if (!bytes) throw new Error(`no bytes column type for the database client "${client}"`);
+  return {
+    uid: TEXT_UID,
+    singularName: 'sitemap-ai-text',
+    tableName: 'sitemap_ai_texts',
+    attributes: {
+      id: { type: 'increments' },
+      key: { type: 'string', column: { notNullable: true } },
+      body: {
+        type: 'text',
+        columnType: { type: 'specificType', args: [bytes] },
+        column: { notNullable: true },
+      },
+      touched_at: { type: 'biginteger', column: { notNullable: true } },
+    },
+    indexes: [{ name: 'sitemap_ai_texts_key_idx', columns: ['key'], type: 'unique' }],
+  };
+}
 
 /**
  * A stored text is "touched" when written or reused; collection spares what was touched within
@@ -22,13 +62,75 @@ type Row = Record<string, unknown>;
 /**
  * Content-addressed texts (README "Storage"): item data and canonical texts, each distinct value
  * stored once and referenced by its key from fragment states and item versions. The only code that
- * touches their table.
+ * touches their tables: `sitemap_ai_texts`, where every text is written, and the content type
+ * earlier releases wrote them to, read for a key not found in the first and swept alike, so that
+ * what those releases stored is served until nothing references it.
  */
 export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
-  const table = () => strapi.db.metadata.get(BLOB_UID).tableName;
-  const column = (name: string) =>
-    (strapi.db.metadata.get(BLOB_UID).attributes as Record<string, { columnName?: string }>)[name]
-      ?.columnName ?? name;
+  const tableOf = (uid: string) => strapi.db.metadata.get(uid as never).tableName;
+  const columnOf = (uid: string, name: string) =>
+    (strapi.db.metadata.get(uid as never).attributes as Record<string, { columnName?: string }>)[
+      name
+    ]?.columnName ?? name;
+  const table = () => tableOf(TEXT_UID);
+
+  /** Bodies of `keys` in one of the two tables (a key not stored there is absent). */
+  async function bodiesIn(
+    uid: string,
+    keys: readonly string[],
+    into: Map<string, Buffer | string>,
+  ): Promise<void> {
+    const knex = strapi.db.connection;
+    const key = columnOf(uid, 'key');
+    const body = columnOf(uid, 'body');
+    for (let i = 0; i < keys.length; i += WRITE_BATCH) {
+      const rows = (await knex(tableOf(uid))
+        .select(key, body)
+        .whereIn(key, keys.slice(i, i + WRITE_BATCH))) as Row[];
+      for (const row of rows) into.set(String(row[key]), row[body] as Buffer | string);
+    }
+  }
+
+  /** Delete what no reference names and nobody touched since `before` from one table. */
+  async function sweep(
+    uid: string,
+    before: number,
+    referencing: readonly { table: string; columns: readonly string[] }[],
+  ): Promise<number> {
+    const knex = strapi.db.connection;
+    const texts = tableOf(uid);
+    const key = columnOf(uid, 'key');
+    const touched = columnOf(uid, 'touched_at');
+    const postgres = strapi.db.dialect.client === 'postgres';
+    let deleted = 0;
+    for (;;) {
+      let select = knex(texts)
+        .select('id')
+        .where(touched, '<', before)
+        .orderBy('id')
+        .limit(SWEEP_ROUND);
+      for (const { table: other, columns } of referencing)
+        for (const ref of columns)
+          select = postgres
+            ? select.whereNotExists(
+                knex(other)
+                  .select(knex.raw('1'))
+                  .whereRaw('??.?? = ??.??', [other, ref, texts, key]),
+              )
+            : select.whereNotIn(key, knex(other).select(ref).whereNotNull(ref));
+      const ids = ((await select) as { id: number }[]).map((row) => Number(row.id));
+      // Touched since the sweep looked (a writer reused it): kept.
+      for (let i = 0; i < ids.length; i += WRITE_BATCH)
+        deleted += Number(
+          await knex(texts)
+            .whereIn('id', ids.slice(i, i + WRITE_BATCH))
+            .andWhere(touched, '<', before)
+            .delete(),
+        );
+      if (ids.length < SWEEP_ROUND) return deleted;
+      await turnEventLoop();
+    }
+  }
 
   return {
     /**
@@ -46,26 +148,24 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         for (let i = 0; i < all.length; i += WRITE_BATCH) {
           const chunk = all.slice(i, i + WRITE_BATCH);
           const existing = (await trx(table())
-            .select(column('key'), column('touched_at'))
-            .whereIn(column('key'), chunk)) as Row[];
-          const found = new Map(
-            existing.map((row) => [String(row[column('key')]), Number(row[column('touched_at')])]),
-          );
+            .select('key', 'touched_at')
+            .whereIn('key', chunk)) as Row[];
+          const found = new Map(existing.map((row) => [String(row.key), Number(row.touched_at)]));
           const stale = chunk.filter((key) => found.has(key) && found.get(key)! < now - RETOUCH_MS);
           if (stale.length > 0)
-            await trx(table())
-              .whereIn(column('key'), stale)
-              .update({ [column('touched_at')]: now });
+            await trx(table()).whereIn('key', stale).update({ touched_at: now });
           const missing = chunk.filter((key) => !found.has(key));
           if (missing.length === 0) continue;
           // Another writer may store the same text at the same moment: its row is as good as ours.
+          // (A text an earlier release stored in the old table is written again here: reads look
+          // here first, and the old row goes with a later sweep.)
           await insertRows(
             trx,
             strapi.db.dialect.client,
             table(),
-            [column('key'), column('body'), column('touched_at')],
+            ['key', 'body', 'touched_at'],
             missing.map((key) => [key, encodeBlob(distinct.get(key)!), now]),
-            column('key'),
+            'key',
           );
         }
       });
@@ -73,18 +173,14 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** The stored bodies of these keys, still encoded (a key not stored is absent from the map). */
-    async getEncoded(keys: readonly unknown[]): Promise<Map<string, string>> {
+    async getEncoded(keys: readonly unknown[]): Promise<Map<string, Buffer | string>> {
       const wanted = [
         ...new Set(keys.filter((k): k is string => typeof k === 'string' && k !== '')),
       ];
-      const result = new Map<string, string>();
-      const knex = strapi.db.connection;
-      for (let i = 0; i < wanted.length; i += WRITE_BATCH) {
-        const rows = (await knex(table())
-          .select(column('key'), column('body'))
-          .whereIn(column('key'), wanted.slice(i, i + WRITE_BATCH))) as Row[];
-        for (const row of rows) result.set(String(row[column('key')]), String(row[column('body')]));
-      }
+      const result = new Map<string, Buffer | string>();
+      await bodiesIn(TEXT_UID, wanted, result);
+      const older = wanted.filter((key) => !result.has(key));
+      if (older.length > 0) await bodiesIn(BLOB_UID, older, result);
       return result;
     },
 
@@ -109,39 +205,9 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       before: number,
       referencing: readonly { table: string; columns: readonly string[] }[],
     ): Promise<number> {
-      const knex = strapi.db.connection;
-      const blobs = table();
-      const key = column('key');
-      const touched = column('touched_at');
-      const postgres = strapi.db.dialect.client === 'postgres';
-      let deleted = 0;
-      for (;;) {
-        let sweep = knex(blobs)
-          .select('id')
-          .where(touched, '<', before)
-          .orderBy('id')
-          .limit(SWEEP_ROUND);
-        for (const { table: other, columns } of referencing)
-          for (const ref of columns)
-            sweep = postgres
-              ? sweep.whereNotExists(
-                  knex(other)
-                    .select(knex.raw('1'))
-                    .whereRaw('??.?? = ??.??', [other, ref, blobs, key]),
-                )
-              : sweep.whereNotIn(key, knex(other).select(ref).whereNotNull(ref));
-        const ids = ((await sweep) as { id: number }[]).map((row) => Number(row.id));
-        // Touched since the sweep looked (a writer reused it): kept.
-        for (let i = 0; i < ids.length; i += WRITE_BATCH)
-          deleted += Number(
-            await knex(blobs)
-              .whereIn('id', ids.slice(i, i + WRITE_BATCH))
-              .andWhere(touched, '<', before)
-              .delete(),
-          );
-        if (ids.length < SWEEP_ROUND) return deleted;
-        await turnEventLoop();
-      }
+      return (
+        (await sweep(TEXT_UID, before, referencing)) + (await sweep(BLOB_UID, before, referencing))
+      );
     },
   };
 };
@@ -149,7 +215,7 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 export type BlobRepository = ReturnType<typeof createBlobRepository>;
 
 /** A stored text, decoded on first use (most readers of a state never look at its text). */
-export function lazyText(body: string | undefined, fallback: string): () => string {
+export function lazyText(body: Buffer | string | undefined, fallback: string): () => string {
   let value: string | undefined;
   return () => (value ??= body === undefined ? fallback : decodeBlob(body));
 }

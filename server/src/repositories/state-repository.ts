@@ -54,7 +54,11 @@ function notLoaded(): string {
  * A state row, its data and text decoded on first use from `bodies` (stored texts by key); rows
  * written before texts were stored by key carry them inline.
  */
-function toState(row: Row, bodies: ReadonlyMap<string, string>, load: Load): StoredTrackedState {
+function toState(
+  row: Row,
+  bodies: ReadonlyMap<string, Buffer | string>,
+  load: Load,
+): StoredTrackedState {
   const dataRef = row.data_ref ? String(row.data_ref) : undefined;
   const contentRef = row.content_ref ? String(row.content_ref) : undefined;
   const dataText = dataRef ? lazyText(bodies.get(dataRef), '{}') : () => null;
