@@ -183,7 +183,7 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
       clearInterval(timer);
     }
     expect(result.failures).toEqual([]);
-    expect(turns).toBeGreaterThan(1);
+    expect(turns).toBeGreaterThan(0);
   });
 
   it('drops the items of an unpublished entry at the next rebuild, leaving the others', async () => {
