@@ -166,7 +166,7 @@ describe.each(testDatabases())('snapshots on %s', (client) => {
     expect((fresh.body as ManifestPage).snapshot.id).toBe(String(latest.seq + 1));
   });
 
-  it('lets timers fire and requests be read between batches of a full re-compare', async () => {
+  it('lets timers fire between batches of a full re-compare (the event loop turns)', async () => {
     // On SQLite every query runs synchronously: a build that never hands the event loop a turn is
     // one chain of promise callbacks, and the site serves nothing until it ends (a minute at 10k).
     let turns = 0;

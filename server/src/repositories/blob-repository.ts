@@ -67,11 +67,8 @@ type Row = Record<string, unknown>;
  * what those releases stored is served until nothing references it.
  */
 export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
+  // Both tables name their columns `key`, `body` and `touched_at` (the attributes' own names).
   const tableOf = (uid: string) => strapi.db.metadata.get(uid as never).tableName;
-  const columnOf = (uid: string, name: string) =>
-    (strapi.db.metadata.get(uid as never).attributes as Record<string, { columnName?: string }>)[
-      name
-    ]?.columnName ?? name;
   const table = () => tableOf(TEXT_UID);
 
   /** Bodies of `keys` in one of the two tables (a key not stored there is absent). */
@@ -81,13 +78,11 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     into: Map<string, Buffer | string>,
   ): Promise<void> {
     const knex = strapi.db.connection;
-    const key = columnOf(uid, 'key');
-    const body = columnOf(uid, 'body');
     for (let i = 0; i < keys.length; i += WRITE_BATCH) {
       const rows = (await knex(tableOf(uid))
-        .select(key, body)
-        .whereIn(key, keys.slice(i, i + WRITE_BATCH))) as Row[];
-      for (const row of rows) into.set(String(row[key]), row[body] as Buffer | string);
+        .select('key', 'body')
+        .whereIn('key', keys.slice(i, i + WRITE_BATCH))) as Row[];
+      for (const row of rows) into.set(String(row.key), row.body as Buffer | string);
     }
   }
 
@@ -99,14 +94,12 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   ): Promise<number> {
     const knex = strapi.db.connection;
     const texts = tableOf(uid);
-    const key = columnOf(uid, 'key');
-    const touched = columnOf(uid, 'touched_at');
     const postgres = strapi.db.dialect.client === 'postgres';
     let deleted = 0;
     for (;;) {
       let select = knex(texts)
         .select('id')
-        .where(touched, '<', before)
+        .where('touched_at', '<', before)
         .orderBy('id')
         .limit(SWEEP_ROUND);
       for (const { table: other, columns } of referencing)
@@ -115,16 +108,16 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             ? select.whereNotExists(
                 knex(other)
                   .select(knex.raw('1'))
-                  .whereRaw('??.?? = ??.??', [other, ref, texts, key]),
+                  .whereRaw('??.?? = ??.??', [other, ref, texts, 'key']),
               )
-            : select.whereNotIn(key, knex(other).select(ref).whereNotNull(ref));
+            : select.whereNotIn('key', knex(other).select(ref).whereNotNull(ref));
       const ids = ((await select) as { id: number }[]).map((row) => Number(row.id));
       // Touched since the sweep looked (a writer reused it): kept.
       for (let i = 0; i < ids.length; i += WRITE_BATCH)
         deleted += Number(
           await knex(texts)
             .whereIn('id', ids.slice(i, i + WRITE_BATCH))
-            .andWhere(touched, '<', before)
+            .andWhere('touched_at', '<', before)
             .delete(),
         );
       if (ids.length < SWEEP_ROUND) return deleted;
