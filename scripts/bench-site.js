@@ -19,7 +19,8 @@
  *
  * BENCH_SITE_QUERIES=1 prints the SQL of each build by total time; BENCH_SITE_PROFILE=file
  * writes a CPU profile of the first build (_RECOMPARE, _HTTP, _PUBLISH: of those phases);
- * BENCH_SITE_KEEP_DB=file keeps a copy of the database with the plugin's tables (diagnosis).
+ * BENCH_SITE_KEEP_DB=file keeps a copy of the database with the plugin's tables (diagnosis);
+ * BENCH_SITE_MEMORY=1 prints where each phase's memory grew (V8 heap, outside it).
  */
 const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
@@ -316,12 +317,42 @@ async function boot(env) {
   }).load();
 }
 
-async function timed(sampler, work) {
+/**
+ * BENCH_SITE_MEMORY=1: where a phase's resident memory is (diagnosis). Sampled on the main thread
+ * between batches: the V8 heap (total and in use), memory outside it (external, ArrayBuffers) and
+ * the rest of the resident set, each at its largest, in MB from the start of the phase.
+ */
+function memoryBreakdown() {
+  if (process.env.BENCH_SITE_MEMORY !== '1') return () => {};
+  const mb = (bytes) => Math.round(bytes / 2 ** 20);
+  const start = process.memoryUsage();
+  const most = { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0, outsideHeap: 0 };
+  const sample = () => {
+    const now = process.memoryUsage();
+    for (const key of ['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'])
+      most[key] = Math.max(most[key], now[key] - start[key]);
+    most.outsideHeap = Math.max(
+      most.outsideHeap,
+      now.rss - now.heapTotal - (start.rss - start.heapTotal),
+    );
+  };
+  const timer = setInterval(sample, 100);
+  return (label) => {
+    clearInterval(timer);
+    sample();
+    const parts = Object.entries(most).map(([key, bytes]) => `${key} +${mb(bytes)}`);
+    console.error(`memory (${label}, largest growth, MB): ${parts.join(', ')}`);
+  };
+}
+
+async function timed(sampler, work, label = 'phase') {
   if (global.gc) global.gc();
   sampler.reset();
   const before = process.memoryUsage.rss() / 2 ** 20;
+  const report = memoryBreakdown();
   const started = performance.now();
   const result = await work();
+  report(label);
   return {
     ms: Math.round(performance.now() - started),
     rssPeakGrowthMb: Math.round(sampler.peakMb() - before),
@@ -649,8 +680,10 @@ async function main() {
     figures.readHashRssMb = baseline.rssPeakGrowthMb;
 
     const builder = strapi.plugin('sitemap-ai').service('snapshot-builder');
-    const first = await timed(sampler, () =>
-      withProfile(() => withQueryLog(strapi, () => builder.rebuild({ trigger: 'bench' }))),
+    const first = await timed(
+      sampler,
+      () => withProfile(() => withQueryLog(strapi, () => builder.rebuild({ trigger: 'bench' }))),
+      'first build',
     );
     figures.firstBuildMs = first.ms;
     figures.firstBuildRssMb = first.rssPeakGrowthMb;

@@ -4,7 +4,7 @@ import { ConfigError } from './core/errors';
 import { createMethodGuard } from './middlewares/method-guard';
 import { createTrackChangesMiddleware } from './middlewares/track-changes';
 import { getService } from './utils/get-service';
-import { textsModel } from './repositories/blob-repository';
+import { plainModels } from './repositories/models';
 
 /**
  * Registers change tracking (a document-service middleware) and adds the
@@ -58,10 +58,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       pluginOptions: { i18n: { localized: schemas.isLocalized(uid) } },
     });
   }
-  // The stored texts' table: a plain model, not a content type (repositories/blob-repository.ts).
-  (strapi.get('models') as { add(model: unknown): unknown }).add(
-    textsModel(String(strapi.config.get('database.connection.client'))),
-  );
+  // The tables with a row per item or change: plain models, not content types (repositories/models.ts).
+  const models = strapi.get('models') as { add(model: unknown): unknown };
+  for (const model of plainModels(String(strapi.config.get('database.connection.client'))))
+    models.add(model);
   strapi.documents.use(createTrackChangesMiddleware({ strapi }) as never);
   // Ahead of the app's middlewares (body parser included): wrong methods on our read-only paths.
   strapi.server.use(createMethodGuard(strapi));

@@ -4,45 +4,21 @@ import agentKey from './agent-key/schema.json';
 import alias from './alias/schema.json';
 import assistantVisit from './assistant-visit/schema.json';
 import blob from './blob/schema.json';
-import changelogEntry from './changelog-entry/schema.json';
 import dirtyMark from './dirty-mark/schema.json';
-import fragmentState from './fragment-state/schema.json';
-import itemVersion from './item-version/schema.json';
 import lock from './lock/schema.json';
 import rateCounter from './rate-counter/schema.json';
 import snapshot from './snapshot/schema.json';
-import sourceHash from './source-hash/schema.json';
 import webhookDelivery from './webhook-delivery/schema.json';
 
-/** The plugin's own tables, hidden from the Content Manager. */
+/**
+ * The plugin's own tables kept as content types, hidden from the Content Manager; those with a row
+ * per item or change are plain models (repositories/models.ts).
+ */
 export default {
   snapshot: {
     schema: {
       ...snapshot,
       indexes: [{ name: 'sitemap_ai_snapshots_seq_idx', columns: ['seq'], type: 'unique' }],
-    },
-  },
-  'item-version': {
-    schema: {
-      ...itemVersion,
-      indexes: [
-        { name: 'sitemap_ai_items_range_idx', columns: ['seq_to', 'item_id'] },
-        { name: 'sitemap_ai_items_id_idx', columns: ['item_id', 'seq_from'] },
-        { name: 'sitemap_ai_items_from_idx', columns: ['seq_from'] },
-        { name: 'sitemap_ai_items_source_idx', columns: ['source_uid', 'source_document'] },
-        // A page's fragments (its JSON-LD `hasPart`).
-        { name: 'sitemap_ai_items_parent_idx', columns: ['parent_item', 'seq_from'] },
-      ],
-    },
-  },
-  'fragment-state': {
-    schema: {
-      ...fragmentState,
-      indexes: [
-        { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
-        { name: 'sitemap_ai_states_source_idx', columns: ['source_uid', 'source_document'] },
-        { name: 'sitemap_ai_states_pending_idx', columns: ['pending', 'item_id'] },
-      ],
     },
   },
   // Item data and canonical texts, once per distinct value: states and versions hold their keys.
@@ -52,29 +28,7 @@ export default {
       indexes: [{ name: 'sitemap_ai_blobs_key_idx', columns: ['key'], type: 'unique' }],
     },
   },
-  'changelog-entry': {
-    schema: {
-      ...changelogEntry,
-      indexes: [
-        { name: 'sitemap_ai_changelog_item_idx', columns: ['item_id', 'at'] },
-        { name: 'sitemap_ai_changelog_at_idx', columns: ['at'] },
-      ],
-    },
-  },
   'dirty-mark': { schema: dirtyMark },
-  // What each document's states were last compared with (a re-compare skips what is unchanged).
-  'source-hash': {
-    schema: {
-      ...sourceHash,
-      indexes: [
-        {
-          name: 'sitemap_ai_source_hashes_doc_idx',
-          columns: ['source_uid', 'source_document'],
-          type: 'unique',
-        },
-      ],
-    },
-  },
   alias: {
     schema: {
       ...alias,
