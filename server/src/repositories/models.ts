@@ -79,7 +79,11 @@ const fragmentStates = model(
   ],
 );
 
-/** One version of one item, valid for snapshots seq_from <= S < seq_to (docs/protocol.md §5). */
+/**
+ * One version of one item, valid for snapshots seq_from <= S < seq_to (docs/protocol.md §5). No
+ * index on the entry a version comes from: nothing looks versions up by it (states answer that),
+ * and earlier releases' index of it is dropped by the schema sync.
+ */
 const itemVersions = model(
   'item-version',
   'sitemap_ai_item_versions',
@@ -94,7 +98,6 @@ const itemVersions = model(
     { name: 'sitemap_ai_items_range_idx', columns: ['seq_to', 'item_id'] },
     { name: 'sitemap_ai_items_id_idx', columns: ['item_id', 'seq_from'] },
     { name: 'sitemap_ai_items_from_idx', columns: ['seq_from'] },
-    { name: 'sitemap_ai_items_source_idx', columns: ['source_uid', 'source_document'] },
     // A page's fragments (its JSON-LD `hasPart`).
     { name: 'sitemap_ai_items_parent_idx', columns: ['parent_item', 'seq_from'] },
   ],
