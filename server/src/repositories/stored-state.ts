@@ -26,7 +26,9 @@ export function storedStateColumns(state: StoredItemState): Row {
     content_version: state.contentVersion,
     meta_version: state.metaVersion,
     modified_at: state.modified,
-    first_published: state.firstPublished,
+    // Left empty while it is the modification time (an item not changed since it was first
+    // published: every item of a first build), as rows read it back: 24 characters less per row.
+    first_published: state.firstPublished === state.modified ? null : state.firstPublished,
     history: state.history,
   };
 }
