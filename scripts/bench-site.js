@@ -20,7 +20,9 @@
  * BENCH_SITE_QUERIES=1 prints the SQL of each build by total time; BENCH_SITE_PROFILE=file
  * writes a CPU profile of the first build (_RECOMPARE, _HTTP, _PUBLISH: of those phases);
  * BENCH_SITE_KEEP_DB=file keeps a copy of the database with the plugin's tables (diagnosis);
- * BENCH_SITE_MEMORY=1 prints where each phase's memory grew (V8 heap, outside it).
+ * BENCH_SITE_MEMORY=1 prints where each phase's memory grew (V8 heap, outside it);
+ * BENCH_SITE_ALLOCATIONS=1 makes BENCH_SITE_PROFILE a sampling profile of what the first build
+ * allocates, garbage included, instead of a CPU profile.
  */
 const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
@@ -55,6 +57,22 @@ async function withProfile(work, name = 'BENCH_SITE_PROFILE') {
     new Promise((resolve, reject) =>
       session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
     );
+  if (name === 'BENCH_SITE_PROFILE' && process.env.BENCH_SITE_ALLOCATIONS === '1') {
+    // Where the build allocates, garbage included (`.heapprofile`: open it in Chrome's DevTools).
+    await post('HeapProfiler.enable');
+    await post('HeapProfiler.startSampling', {
+      samplingInterval: 64 * 1024,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    try {
+      return await work();
+    } finally {
+      const { profile } = await post('HeapProfiler.stopSampling');
+      fs.writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    }
+  }
   await post('Profiler.enable');
   await post('Profiler.start');
   try {

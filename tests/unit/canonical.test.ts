@@ -123,6 +123,50 @@ describe('stableStringify', () => {
     );
   });
 
+  it('Given any value, When stringified, Then the output is byte for byte that of the first implementation, on which stored hashes depend (property)', () => {
+    // The first implementation, kept here as the definition of the format.
+    const first = (value: unknown): string => {
+      if (value === undefined) return 'null';
+      if (value === null || typeof value !== 'object') return JSON.stringify(value);
+      if (Array.isArray(value)) return `[${value.map(first).join(',')}]`;
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${first(v)}`).join(',')}}`;
+    };
+    const outcome = (f: (value: unknown) => string, value: unknown) => {
+      try {
+        return { output: f(value) };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.anything({
+          maxDepth: 4,
+          withBigInt: true,
+          withBoxedValues: true,
+          withDate: true,
+          withMap: true,
+          withNullPrototype: true,
+          withObjectString: true,
+          withSet: true,
+          withSparseArray: true,
+          withTypedArray: true,
+          withUnicodeString: true,
+        }),
+        (value) => {
+          expect(outcome(stableStringify, value)).toEqual(outcome(first, value));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    const withFunctions = { a: () => 1, b: [() => 1, Symbol('s'), undefined], c: { d: undefined } };
+    expect(stableStringify(withFunctions)).toBe(first(withFunctions));
+    expect(stableStringify([, 1, , 2])).toBe(first([, 1, , 2])); // eslint-disable-line no-sparse-arrays
+  });
+
   it('Given arrays, When stringified, Then their order is kept (arrays are not sorted)', () => {
     expect(stableStringify(['b', 'a'])).not.toBe(stableStringify(['a', 'b']));
   });
