@@ -170,15 +170,6 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    /** Versions open at the newest snapshot (seq_to = open): the state a rebuild compares with. */
-    async openVersions(): Promise<ItemVersion[]> {
-      const rows = (await query().findMany({
-        where: { seq_to: OPEN_SNAPSHOT },
-        select: STATE_FIELDS,
-      })) as Row[];
-      return rows.map(toVersion);
-    },
-
     /** Open versions of the given items. */
     async openFor(itemIds: readonly string[]): Promise<ItemVersion[]> {
       const result: ItemVersion[] = [];
@@ -440,10 +431,6 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         }
       }
       return result;
-    },
-
-    async countIn(snapshot: number): Promise<number> {
-      return Number(await query().count({ where: validIn(snapshot) }));
     },
 
     /** Garbage collection: versions closed before the oldest retained snapshot; how many went. */

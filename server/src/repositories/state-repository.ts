@@ -455,26 +455,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return rows.map((row) => ({ rowId: Number(row.id), record: toChangelogRecord(row) }));
     },
 
-    async changelogFor(itemIds: readonly string[], afterAt: string): Promise<ChangelogRecord[]> {
-      const result: ChangelogRecord[] = [];
-      for (let i = 0; i < itemIds.length; i += WRITE_BATCH) {
-        const rows = (await changelog().findMany({
-          where: { item_id: { $in: itemIds.slice(i, i + WRITE_BATCH) }, at: { $gt: afterAt } },
-          orderBy: [{ at: 'desc' }, { id: 'desc' }],
-        })) as Row[];
-        result.push(...rows.map(toChangelogRecord));
-      }
-      return result;
-    },
-
-    async changelogForDocument(uid: string, documentId: string): Promise<ChangelogRecord[]> {
-      const rows = (await changelog().findMany({
-        where: { source_uid: uid, source_document: documentId },
-        orderBy: { id: 'asc' },
-      })) as Row[];
-      return rows.map(toChangelogRecord);
-    },
-
     /**
      * Write states and changelog entries in one transaction; any state that is
      * not at its expected revision (or already exists when it should not)
