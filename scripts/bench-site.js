@@ -57,28 +57,26 @@ async function withProfile(work, name = 'BENCH_SITE_PROFILE') {
     new Promise((resolve, reject) =>
       session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
     );
-  if (name === 'BENCH_SITE_PROFILE' && process.env.BENCH_SITE_ALLOCATIONS === '1') {
-    // Where the build allocates, garbage included (`.heapprofile`: open it in Chrome's DevTools).
-    await post('HeapProfiler.enable');
-    await post('HeapProfiler.startSampling', {
-      samplingInterval: 64 * 1024,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
-    });
-    try {
-      return await work();
-    } finally {
-      const { profile } = await post('HeapProfiler.stopSampling');
-      fs.writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
-    }
-  }
-  await post('Profiler.enable');
-  await post('Profiler.start');
+  // Where the build allocates, garbage included (a `.heapprofile` for Chrome's DevTools), or CPU.
+  const allocations = name === 'BENCH_SITE_PROFILE' && process.env.BENCH_SITE_ALLOCATIONS === '1';
+  const [domain, start, stop, options] = allocations
+    ? [
+        'HeapProfiler',
+        'startSampling',
+        'stopSampling',
+        {
+          samplingInterval: 64 * 1024,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        },
+      ]
+    : ['Profiler', 'start', 'stop', undefined];
+  await post(`${domain}.enable`);
+  await post(`${domain}.${start}`, options);
   try {
     return await work();
   } finally {
-    const { profile } = await post('Profiler.stop');
+    const { profile } = await post(`${domain}.${stop}`);
     fs.writeFileSync(file, JSON.stringify(profile));
     session.disconnect();
   }
