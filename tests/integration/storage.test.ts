@@ -218,8 +218,16 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     expect(await builder().collectTexts(0)).toBe(0);
   });
 
-  /** Strapi's schema provider, as far as these tests use it. */
+  type Changes<T> = Record<'added' | 'updated' | 'removed', T[]>;
+  /** One table's entry in Strapi's schema diff. */
+  type TableDiff = {
+    name: string;
+    columns: Changes<{ name: string; object?: { type: string } }>;
+    indexes: Changes<unknown>;
+    foreignKeys: Changes<unknown>;
+  };
   type SchemaTable = { name: string; columns: object[]; indexes: object[]; foreignKeys: object[] };
+  /** Strapi's schema provider, as far as these tests use it. */
   type SchemaProvider = {
     schema: unknown;
     schemaStorage: {
@@ -227,9 +235,9 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
       add(schema: unknown): Promise<void>;
     };
     schemaDiff: {
-      diff(ctx: object): Promise<{
-        diff: { tables: { added: { name: string }[]; updated: { name: string }[] } };
-      }>;
+      diff(
+        ctx: object,
+      ): Promise<{ diff: { tables: { added: TableDiff[]; updated: TableDiff[] } } }>;
     };
     syncSchema(): Promise<string>;
   };
@@ -243,13 +251,6 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     'sitemap_ai_texts',
   ];
 
-  type TableDiff = {
-    name: string;
-    columns: Record<'added' | 'updated' | 'removed', { name: string; object?: { type: string } }[]>;
-    indexes: Record<'added' | 'updated' | 'removed', unknown[]>;
-    foreignKeys: Record<'added' | 'updated' | 'removed', unknown[]>;
-  };
-
   /**
    * The plain models' tables that a sync of Strapi's schema would change now. On MySQL Strapi
    * reads every JSON column back as another type than its schema names (it does so on each table
@@ -257,11 +258,11 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
    */
   async function tablesASyncWouldChange(): Promise<string[]> {
     const schema = schemaProvider();
-    const { diff } = (await schema.schemaDiff.diff({
+    const { diff } = await schema.schemaDiff.diff({
       previousSchema: (await schema.schemaStorage.read())?.schema,
       databaseSchema: await app.strapi.db.dialect.schemaInspector.getSchema(),
       userSchema: schema.schema,
-    })) as unknown as { diff: { tables: { added: TableDiff[]; updated: TableDiff[] } } };
+    });
     const strapisOwn = (column: { object?: { type: string } }) =>
       client === 'mysql' && column.object?.type === 'jsonb';
     const changes = (t: TableDiff) =>
