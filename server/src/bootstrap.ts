@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../../shared/constants';
 import { ACTIONS } from './core/actions';
+import { repositories } from './repositories';
 import { getService } from './utils/get-service';
 
 const ACTION_NAMES: Record<string, { displayName: string; subCategory: string }> = {
@@ -37,6 +38,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   config.enabledTypes();
   // A change of config/plugins since the last start is logged here and applied by the next rebuild.
   await getService(strapi, 'settings').noticeFileConfig();
+  await repositories(strapi).states.movePendingMarks();
   // This instance's presence (and config) for the others on the database.
   const instances = getService(strapi, 'instances');
   await instances.heartbeat();

@@ -25,3 +25,25 @@ export async function storedData(
     },
   };
 }
+
+/**
+ * The fragment states waiting for the next build (of one document, or all): their rows, with the
+ * revision they wait at, read from the plugin's tables as they are stored.
+ */
+export async function pendingStates(
+  strapi: Core.Strapi,
+  documentId?: string,
+): Promise<{ id: number; item_id: string; revision: number }[]> {
+  const states = strapi.db.metadata.get('plugin::sitemap-ai.fragment-state' as never).tableName;
+  const pending = strapi.db.metadata.get('plugin::sitemap-ai.pending-state' as never).tableName;
+  const query = strapi.db
+    .connection(pending)
+    .join(states, `${states}.item_id`, `${pending}.item_id`)
+    .select(`${states}.id`, `${states}.item_id`, `${pending}.revision`);
+  if (documentId) query.where(`${states}.source_document`, documentId);
+  return ((await query) as { id: number; item_id: string; revision: number }[]).map((row) => ({
+    id: Number(row.id),
+    item_id: String(row.item_id),
+    revision: Number(row.revision),
+  }));
+}

@@ -4,7 +4,7 @@ import type { ManifestItem } from '../../shared/contracts/manifest';
 import { loginToken, superAdminToken } from '../helpers/admin';
 import { API, crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
-import { storedData } from '../helpers/stored';
+import { pendingStates, storedData } from '../helpers/stored';
 
 /**
  * Policy integrity (issue: "a reverted permission stays published"): whatever stopped when, the
@@ -64,10 +64,7 @@ describe.each(testDatabases())(
       const after = usageById((await crawl(app.http)).items);
       expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
       expect(after).toEqual(before);
-      const pending = await app.strapi.db
-        .query('plugin::sitemap-ai.fragment-state')
-        .count({ where: { pending: true } });
-      expect(pending).toBe(0);
+      expect(await pendingStates(app.strapi)).toEqual([]);
     });
 
     it('refuses at publish time an item whose licence is not what the settings and entry give, and publishes it right at the next build', async () => {
@@ -93,10 +90,7 @@ describe.each(testDatabases())(
       // (the publish queued its tracking: recorded now, so that there is a state to alter)
       await plugin().service('tracker').flush();
       // … whose stored state was altered to publish another licence (a defect, or tampering).
-      const states = app.strapi.db.query('plugin::sitemap-ai.fragment-state');
-      const row = (await states.findOne({ where: { item_id: PAGE_ID, pending: true } })) as {
-        id: number;
-      };
+      const row = (await pendingStates(app.strapi)).find((state) => state.item_id === PAGE_ID)!;
       const stored = await storedData(app.strapi, 'plugin::sitemap-ai.fragment-state', row.id);
       await stored.replace({ ...stored.data, license: 'https://attacker.example/license' });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobRepository } from '../../server/src/repositories/blob-repository';
+import { repositories } from '../../server/src/repositories';
+import { pendingStates } from '../helpers/stored';
 import { API, crawl, pathOf, sha256 } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
@@ -133,6 +135,11 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
   const VERSIONS = 'plugin::sitemap-ai.item-version';
   const TEXTS = 'plugin::sitemap-ai.text';
   const OLD_TEXTS = 'plugin::sitemap-ai.blob';
+  const PENDING = 'plugin::sitemap-ai.pending-state';
+  /** The plugin-store key that says the pending marks were moved (state-repository.ts). */
+  const MOVED = 'pending-marks-moved';
+  const sortById = <T extends { item_id: string }>(rows: T[]) =>
+    [...rows].sort((a, b) => a.item_id.localeCompare(b.item_id));
 
   /** Every key states and versions reference, and every key stored. */
   async function keys(): Promise<{ referenced: Set<string>; stored: Set<string> }> {
@@ -248,6 +255,7 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     'sitemap_ai_item_versions',
     'sitemap_ai_changelog',
     'sitemap_ai_source_hashes',
+    'sitemap_ai_pending_states',
     'sitemap_ai_texts',
   ];
 
@@ -293,7 +301,10 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     // Given the tables as a release that registered them as content types left them: a document
     // id, a locale, publish and author columns (keys to the admin users), and their indexes …
     const db = knex();
-    const upgraded = PLAIN_TABLES.filter((name) => name !== 'sitemap_ai_texts');
+    // (texts and pending states were never content types)
+    const upgraded = PLAIN_TABLES.filter(
+      (name) => name !== 'sitemap_ai_texts' && name !== 'sitemap_ai_pending_states',
+    );
     const rowsBefore = new Map<string, unknown[]>();
     const columnsBefore = new Map<string, string[]>();
     for (const name of upgraded) {
@@ -369,6 +380,44 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     expect(sha256((await app.http.get(pathOf(now.content_url)).expect(200)).text)).toBe(
       now.checksum,
     );
+  });
+
+  it('moves the pending marks an earlier release left on the states to their own table once, and the next build publishes them', async () => {
+    const fragment = `${API}/fragments/article:geo-index:en`;
+    const served = (await app.http.get(fragment).expect(200)).body.item;
+    // Given an edit waiting for a build, marked as an earlier release marked it: a flag on the state
+    await publishEdit(app, 'geo-index', 'An edit an earlier release tracked.');
+    await app.strapi.plugin('sitemap-ai').service('tracker').flush();
+    const waiting = await pendingStates(app.strapi);
+    expect(waiting.length).toBeGreaterThan(0);
+    const ids = waiting.map((state) => state.item_id);
+    const flagged = async () =>
+      Number(
+        (
+          (await knex()(table(STATES)).where('pending', true).count({ n: '*' })) as { n: unknown }[]
+        )[0]!.n,
+      );
+    await knex()(table(STATES)).whereIn('item_id', ids).update({ pending: true });
+    await knex()(table(PENDING)).delete();
+    await app.strapi.store({ type: 'plugin', name: 'sitemap-ai' }).delete({ key: MOVED });
+
+    // When the plugin starts on that database
+    await repositories(app.strapi).states.movePendingMarks();
+
+    // Then the same states wait at the same revisions, and no state carries the old flag …
+    expect(sortById(await pendingStates(app.strapi))).toEqual(sortById(waiting));
+    expect(await flagged()).toBe(0);
+    // … a second start moves nothing again (a flag set by hand now stays as it is) …
+    await knex()(table(STATES)).whereIn('item_id', ids).update({ pending: true });
+    await repositories(app.strapi).states.movePendingMarks();
+    expect(await flagged()).toBe(ids.length);
+    expect(sortById(await pendingStates(app.strapi))).toEqual(sortById(waiting));
+    await knex()(table(STATES)).whereIn('item_id', ids).update({ pending: false });
+    // … and the next build publishes the edit and leaves nothing waiting.
+    expect((await builder().rebuild({ trigger: 'test' })).skipped).toBe(false);
+    const now = (await app.http.get(fragment).expect(200)).body.item;
+    expect(now.version).not.toBe(served.version);
+    expect(await pendingStates(app.strapi)).toEqual([]);
   });
 
   it('stores texts as bytes, serves those an earlier release stored as text, and sweeps both', async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
 import { API, crawl } from '../helpers/manifest';
+import { pendingStates } from '../helpers/stored';
 import type { ChangelogPage, DeltaPage, ManifestItem } from '../../shared/contracts/manifest';
 
 const ARTICLE = 'api::article.article';
@@ -183,10 +184,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       locale: 'en',
       data: { body: `${doc.body}\n\n## Draft only section\n\nNot yet.` },
     });
-    const pending = await app.strapi.db
-      .query('plugin::sitemap-ai.fragment-state')
-      .count({ where: { source_document: doc.documentId, pending: true } });
-    expect(pending).toBe(0);
+    expect(await pendingStates(app.strapi, doc.documentId)).toEqual([]);
     await rebuild(app);
     expect((await app.http.get(`${API}/fragments/${page}:draft-only-section`)).status).toBe(404);
     // Discarding that draft changes nothing public either
@@ -431,10 +429,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       ((await app.http.get(`${API}/fragments/${page}`).expect(200)).body as { item: ManifestItem })
         .item.version;
     expect(await served()).toBe('v2.0');
-    const waiting = await app.strapi.db
-      .query('plugin::sitemap-ai.fragment-state')
-      .count({ where: { source_document: documentId, pending: true } });
-    expect(waiting).toBeGreaterThan(0);
+    expect((await pendingStates(app.strapi, documentId)).length).toBeGreaterThan(0);
     // … for the next build, which publishes it and leaves nothing waiting
     expect((await rebuild(app)).skipped).toBe(false);
     expect(await served()).toBe('v3.0');
@@ -442,10 +437,7 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       { version: 'v3.0', desc: 'Second' },
       { version: 'v2.0', desc: 'First' },
     ]);
-    const left = await app.strapi.db
-      .query('plugin::sitemap-ai.fragment-state')
-      .count({ where: { source_document: documentId, pending: true } });
-    expect(left).toBe(0);
+    expect(await pendingStates(app.strapi, documentId)).toEqual([]);
   });
 
   it('lets a recording read its documents through the document service without waiting for itself', async () => {

@@ -60,90 +60,115 @@ const itemColumns = (): Record<string, Attribute> => ({
 });
 
 /** The tracked current state of each item: what the next snapshot publishes (docs/protocol.md §4). */
-const fragmentStates = model(
-  'fragment-state',
-  'sitemap_ai_fragment_states',
-  {
-    item_id: string(),
-    ...itemColumns(),
-    removed: { type: 'boolean', default: false },
-    revision: integer(),
-    pending: { type: 'boolean', default: true },
-    reason: text(),
-    policy_print: string(),
-  },
-  [
-    { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
-    { name: 'sitemap_ai_states_source_idx', columns: ['source_uid', 'source_document'] },
-    { name: 'sitemap_ai_states_pending_idx', columns: ['pending', 'item_id'] },
-  ],
-);
+const fragmentStates = () =>
+  model(
+    'fragment-state',
+    'sitemap_ai_fragment_states',
+    {
+      item_id: string(),
+      ...itemColumns(),
+      removed: { type: 'boolean', default: false },
+      revision: integer(),
+      // Releases before pending states had a table of their own marked them here; bootstrap moves
+      // such marks there once (state-repository.ts `movePendingMarks`). Nothing writes it now.
+      pending: { type: 'boolean', default: false },
+      reason: text(),
+      policy_print: string(),
+    },
+    [
+      { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
+      { name: 'sitemap_ai_states_source_idx', columns: ['source_uid', 'source_document'] },
+    ],
+  );
+
+/**
+ * The states changed since the last snapshot, each at the revision that changed it: what the next
+ * build publishes (docs/protocol.md §4). A table of its own, not a flag on the state: a build
+ * deletes these small rows instead of rewriting every state it published, which on PostgreSQL left
+ * a dead copy of each (the states table twice its size after a first build) and kept an index on
+ * the flag beside the states.
+ */
+const pendingStates = () =>
+  model('pending-state', 'sitemap_ai_pending_states', { item_id: string(), revision: integer() }, [
+    { name: 'sitemap_ai_pending_item_idx', columns: ['item_id'], type: 'unique' },
+  ]);
 
 /**
  * One version of one item, valid for snapshots seq_from <= S < seq_to (docs/protocol.md §5). No
  * index on the entry a version comes from: nothing looks versions up by it (states answer that),
  * and earlier releases' index of it is dropped by the schema sync.
  */
-const itemVersions = model(
-  'item-version',
-  'sitemap_ai_item_versions',
-  {
-    item_id: string(),
-    seq_from: integer(),
-    seq_to: integer(),
-    ...itemColumns(),
-    state_revision: integer(),
-  },
-  [
-    { name: 'sitemap_ai_items_range_idx', columns: ['seq_to', 'item_id'] },
-    { name: 'sitemap_ai_items_id_idx', columns: ['item_id', 'seq_from'] },
-    { name: 'sitemap_ai_items_from_idx', columns: ['seq_from'] },
-    // A page's fragments (its JSON-LD `hasPart`).
-    { name: 'sitemap_ai_items_parent_idx', columns: ['parent_item', 'seq_from'] },
-  ],
-);
+const itemVersions = () =>
+  model(
+    'item-version',
+    'sitemap_ai_item_versions',
+    {
+      item_id: string(),
+      seq_from: integer(),
+      seq_to: integer(),
+      ...itemColumns(),
+      state_revision: integer(),
+    },
+    [
+      { name: 'sitemap_ai_items_range_idx', columns: ['seq_to', 'item_id'] },
+      { name: 'sitemap_ai_items_id_idx', columns: ['item_id', 'seq_from'] },
+      { name: 'sitemap_ai_items_from_idx', columns: ['seq_from'] },
+      // A page's fragments (its JSON-LD `hasPart`).
+      { name: 'sitemap_ai_items_parent_idx', columns: ['parent_item', 'seq_from'] },
+    ],
+  );
 
 /** One change of one item, with its reason (docs/protocol.md §3.1). */
-const changelog = model(
-  'changelog-entry',
-  'sitemap_ai_changelog',
-  {
-    item_id: string(),
-    at: string(),
-    version: string(),
-    kind: string(),
-    desc: text(),
-    checksum_before: string(),
-    checksum_after: string(),
-    source_uid: string(),
-    source_document: string(),
-    lang: string(),
-  },
-  [
-    { name: 'sitemap_ai_changelog_item_idx', columns: ['item_id', 'at'] },
-    { name: 'sitemap_ai_changelog_at_idx', columns: ['at'] },
-  ],
-);
+const changelog = () =>
+  model(
+    'changelog-entry',
+    'sitemap_ai_changelog',
+    {
+      item_id: string(),
+      at: string(),
+      version: string(),
+      kind: string(),
+      desc: text(),
+      checksum_before: string(),
+      checksum_after: string(),
+      source_uid: string(),
+      source_document: string(),
+      lang: string(),
+    },
+    [
+      { name: 'sitemap_ai_changelog_item_idx', columns: ['item_id', 'at'] },
+      { name: 'sitemap_ai_changelog_at_idx', columns: ['at'] },
+    ],
+  );
 
 /**
  * What each document's states were last compared with: a hash of its entries and of the settings
  * that shape its items, so a re-compare skips a document whose hash is unchanged (docs/protocol.md
  * §5.1).
  */
-const sourceHashes = model(
-  'source-hash',
-  'sitemap_ai_source_hashes',
-  { source_uid: string(), source_document: string(), hash: string() },
-  [
-    {
-      name: 'sitemap_ai_source_hashes_doc_idx',
-      columns: ['source_uid', 'source_document'],
-      type: 'unique',
-    },
-  ],
-);
+const sourceHashes = () =>
+  model(
+    'source-hash',
+    'sitemap_ai_source_hashes',
+    { source_uid: string(), source_document: string(), hash: string() },
+    [
+      {
+        name: 'sitemap_ai_source_hashes_doc_idx',
+        columns: ['source_uid', 'source_document'],
+        type: 'unique',
+      },
+    ],
+  );
 
 /** Every plain model of the plugin, for the database client `client` (register.ts adds them). */
 export function plainModels(client: string) {
-  return [fragmentStates, itemVersions, changelog, sourceHashes, textsModel(client)];
+  // Built anew for every boot: Strapi writes column names into the attribute objects it is given.
+  return [
+    fragmentStates(),
+    itemVersions(),
+    changelog(),
+    sourceHashes(),
+    pendingStates(),
+    textsModel(client),
+  ];
 }

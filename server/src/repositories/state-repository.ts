@@ -4,6 +4,7 @@ import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { bulkInsert } from './bulk';
 import { createBlobRepository, lazyText } from './blob-repository';
+import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
 import { storedStateColumns, storedStateOf } from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
@@ -12,6 +13,9 @@ export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
 export const CHANGELOG_UID = 'plugin::sitemap-ai.changelog-entry' as const;
 export const ALIAS_UID = 'plugin::sitemap-ai.alias' as const;
 export const SOURCE_HASH_UID = 'plugin::sitemap-ai.source-hash' as const;
+export const PENDING_STATE_UID = 'plugin::sitemap-ai.pending-state' as const;
+/** The plugin-store key set once the pending marks of earlier releases were moved (see models.ts). */
+const PENDING_MOVED_KEY = 'pending-marks-moved';
 
 /**
  * What a document's states were compared with in a write: the hash of its entries and of the
@@ -58,6 +62,7 @@ function toState(
   row: Row,
   bodies: ReadonlyMap<string, Buffer | string>,
   load: Load,
+  pending: boolean,
 ): StoredTrackedState {
   const dataRef = row.data_ref ? String(row.data_ref) : undefined;
   const contentRef = row.content_ref ? String(row.content_ref) : undefined;
@@ -79,7 +84,7 @@ function toState(
     stabilityPin: optionalNumber(row.stability_pin),
     removed: row.removed === true || row.removed === 1 || row.removed === '1',
     revision: Number(row.revision),
-    pending: row.pending === true || row.pending === 1 || row.pending === '1',
+    pending,
     reason: row.reason ? String(row.reason) : undefined,
     policyPrint: row.policy_print ? String(row.policy_print) : undefined,
     dataRef,
@@ -117,7 +122,6 @@ function toRow(state: TrackedState, refs: { data: string; content: string }): Ro
     content: null,
     removed: state.removed,
     revision: state.revision,
-    pending: true,
     reason: state.reason ?? null,
     policy_print: state.policyPrint ?? null,
   };
@@ -164,14 +168,34 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const changelog = () => strapi.db.query(CHANGELOG_UID);
   const sourceHashes = () => strapi.db.query(SOURCE_HASH_UID);
   const aliases = () => strapi.db.query(ALIAS_UID);
+  const pendingStates = () => strapi.db.query(PENDING_STATE_UID);
+  const tableOf = (uid: string) => strapi.db.metadata.get(uid).tableName;
   const blobs = createBlobRepository({ strapi });
 
-  /** State rows with the stored texts they reference (`load`: which of them). */
-  async function withTexts(rows: Row[], load: Load): Promise<StoredTrackedState[]> {
+  /**
+   * State rows with the stored texts they reference (`load`: which of them); `pending`: the ids of
+   * those that wait for the next build, or true when all of them do.
+   */
+  async function withTexts(
+    rows: Row[],
+    load: Load,
+    pending: ReadonlySet<string> | true,
+  ): Promise<StoredTrackedState[]> {
     const bodies = await blobs.getEncoded(
       rows.flatMap((row) => (load === 'all' ? [row.data_ref, row.content_ref] : [row.data_ref])),
     );
-    return rows.map((row) => toState(row, bodies, load));
+    return rows.map((row) =>
+      toState(row, bodies, load, pending === true || pending.has(String(row.item_id))),
+    );
+  }
+
+  /** Which of these items have a state waiting for the next build. */
+  async function pendingAmong(itemIds: readonly string[]): Promise<Set<string>> {
+    const rows = (await pendingStates().findMany({
+      select: ['item_id'],
+      where: { item_id: { $in: itemIds } },
+    })) as Row[];
+    return new Set(rows.map((row) => String(row.item_id)));
   }
 
   /** Delete the changelog rows whose ids `select` finds, a bounded batch at a time; returns how many went. */
@@ -185,21 +209,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       await turnEventLoop();
     }
   }
-  /** The documents (content type and document id, each once) of the states matching `where`. */
-  async function documentsWhere(where: Row): Promise<{ uid: string; documentId: string }[]> {
-    const rows = (await states().findMany({
-      where,
-      select: ['source_uid', 'source_document'],
-    })) as Row[];
-    const seen = new Map<string, { uid: string; documentId: string }>();
-    for (const row of rows)
-      seen.set(`${row.source_uid}|${row.source_document}`, {
-        uid: String(row.source_uid),
-        documentId: String(row.source_document),
-      });
-    return [...seen.values()];
-  }
-
   return {
     /** Where states reference stored texts (what text collection must keep). */
     references(): { table: string; columns: readonly string[] } {
@@ -232,7 +241,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             source_document: { $in: documentIds.slice(i, i + WRITE_BATCH) },
           },
         })) as Row[];
-        result.push(...(await withTexts(rows, 'all')));
+        const pending = await pendingAmong(rows.map((row) => String(row.item_id)));
+        result.push(...(await withTexts(rows, 'all', pending)));
       }
       return result;
     },
@@ -274,22 +284,41 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * (their canonical text is not read: the builder publishes it by its key).
      */
     async pending(limit: number, after = ''): Promise<StoredTrackedState[]> {
-      const where: Row = { pending: true };
-      if (after) where.item_id = { $gt: after };
+      const ids = (
+        (await pendingStates().findMany({
+          select: ['item_id'],
+          where: after ? { item_id: { $gt: after } } : {},
+          orderBy: { item_id: 'asc' },
+          limit,
+        })) as Row[]
+      ).map((row) => String(row.item_id));
+      if (ids.length === 0) return [];
       const rows = (await states().findMany({
-        where,
+        where: { item_id: { $in: ids } },
         orderBy: { item_id: 'asc' },
-        limit,
       })) as Row[];
-      return withTexts(rows, 'data');
+      return withTexts(rows, 'data', true);
     },
 
     /** Documents with pending states computed under another policy than `print` (or an unknown one). */
-    stalePendingDocuments(print: string): Promise<{ uid: string; documentId: string }[]> {
-      return documentsWhere({
-        pending: true,
-        $or: [{ policy_print: { $null: true } }, { policy_print: { $ne: print } }],
-      });
+    async stalePendingDocuments(print: string): Promise<{ uid: string; documentId: string }[]> {
+      const knex = strapi.db.connection;
+      const stateTable = tableOf(FRAGMENT_STATE_UID);
+      const pendingTable = tableOf(PENDING_STATE_UID);
+      const rows = (await knex(stateTable)
+        .distinct('source_uid', 'source_document')
+        .whereExists(
+          knex(pendingTable)
+            .select(knex.raw('1'))
+            .whereRaw('??.?? = ??.??', [pendingTable, 'item_id', stateTable, 'item_id']),
+        )
+        .andWhere((where) =>
+          where.whereNull('policy_print').orWhereNot('policy_print', print),
+        )) as Row[];
+      return rows.map((row) => ({
+        uid: String(row.source_uid),
+        documentId: String(row.source_document),
+      }));
     },
 
     /**
@@ -306,20 +335,54 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async countPending(): Promise<number> {
-      return Number(await states().count({ where: { pending: true } }));
+      return Number(await pendingStates().count({}));
     },
 
     /** The earliest `modified_at` of the states changed since the last snapshot (null when none is pending). */
     async oldestPendingModified(): Promise<string | null> {
-      const row = (await states().findOne({
-        where: { pending: true },
-        orderBy: { modified_at: 'asc' },
-        select: ['modified_at'],
-      })) as Row | null;
-      return row ? String(row.modified_at) : null;
+      const stateTable = tableOf(FRAGMENT_STATE_UID);
+      const pendingTable = tableOf(PENDING_STATE_UID);
+      const row = (await strapi.db
+        .connection(pendingTable)
+        .join(stateTable, `${stateTable}.item_id`, `${pendingTable}.item_id`)
+        .min({ oldest: `${stateTable}.modified_at` })
+        .first()) as { oldest?: unknown } | undefined;
+      return row?.oldest ? String(row.oldest) : null;
     },
 
-    /** Clear `pending` on states still at the revision the builder published. */
+    /**
+     * Move the pending marks of releases before pending states had a table of their own (a flag on
+     * the state) into that table, once per database; nothing is published twice or left unbuilt.
+     */
+    async movePendingMarks(): Promise<void> {
+      const store = createPluginStoreRepository({ strapi });
+      if (await store.get<boolean>(PENDING_MOVED_KEY)) return;
+      await strapi.db.transaction(async ({ trx }) => {
+        const stateTable = tableOf(FRAGMENT_STATE_UID);
+        const pendingTable = tableOf(PENDING_STATE_UID);
+        const marked = (await trx(stateTable)
+          .select('item_id', 'revision')
+          .where('pending', true)) as Row[];
+        const ids = marked.map((row) => String(row.item_id));
+        for (let i = 0; i < ids.length; i += WRITE_BATCH)
+          await trx(pendingTable)
+            .whereIn('item_id', ids.slice(i, i + WRITE_BATCH))
+            .delete();
+        await bulkInsert(
+          strapi,
+          PENDING_STATE_UID,
+          marked.map((row) => ({ item_id: String(row.item_id), revision: Number(row.revision) })),
+        );
+        await trx(stateTable).where('pending', true).update({ pending: false });
+        if (marked.length > 0)
+          strapi.log.info(
+            `[sitemap-ai] ${marked.length} states waiting for the next build moved to their own table`,
+          );
+      });
+      await store.set(PENDING_MOVED_KEY, true);
+    },
+
+    /** Forget that states still at the revision the builder published wait for a build. */
     async settle(published: readonly { itemId: string; revision: number }[]): Promise<void> {
       const byRevision = new Map<number, string[]>();
       for (const { itemId, revision } of published) {
@@ -329,32 +392,35 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       }
       for (const [revision, ids] of byRevision) {
         for (let i = 0; i < ids.length; i += WRITE_BATCH) {
-          await states().updateMany({
+          await pendingStates().deleteMany({
             where: { item_id: { $in: ids.slice(i, i + WRITE_BATCH) }, revision },
-            data: { pending: false },
           });
         }
       }
     },
 
     /**
-     * Clear `pending` on the states snapshot `seq` published as new versions, where the state is
-     * still at the revision its version was made from: one statement however many there are.
+     * Settle the states snapshot `seq` published as new versions, where the state is still at the
+     * revision its version was made from: one statement however many there are.
      */
     async settleVersioned(seq: number): Promise<void> {
       const knex = strapi.db.connection;
-      const stateTable = strapi.db.metadata.get(FRAGMENT_STATE_UID).tableName;
-      const versionTable = strapi.db.metadata.get(ITEM_VERSION_UID).tableName;
-      await knex(stateTable)
-        .where('pending', true)
+      const pendingTable = tableOf(PENDING_STATE_UID);
+      const versionTable = tableOf(ITEM_VERSION_UID);
+      await knex(pendingTable)
         .whereExists(
           knex(versionTable)
             .select(knex.raw('1'))
-            .whereRaw('??.?? = ??.??', [versionTable, 'item_id', stateTable, 'item_id'])
+            .whereRaw('??.?? = ??.??', [versionTable, 'item_id', pendingTable, 'item_id'])
             .andWhere(`${versionTable}.seq_from`, seq)
-            .andWhereRaw('??.?? = ??.??', [versionTable, 'state_revision', stateTable, 'revision']),
+            .andWhereRaw('??.?? = ??.??', [
+              versionTable,
+              'state_revision',
+              pendingTable,
+              'revision',
+            ]),
         )
-        .update({ pending: false });
+        .delete();
     },
 
     /** Recent changelog per item, newest first, at most `perItem` each. */
@@ -438,10 +504,19 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * waiting for a build; an item published again after that starts a new history at v1.0.
      */
     async collectRemovedStates(before: string): Promise<number> {
-      const result = (await states().deleteMany({
-        where: { removed: true, pending: false, modified_at: { $lt: before } },
-      })) as { count?: number } | undefined;
-      return Number(result?.count ?? 0);
+      const knex = strapi.db.connection;
+      const stateTable = tableOf(FRAGMENT_STATE_UID);
+      const pendingTable = tableOf(PENDING_STATE_UID);
+      const deleted = await knex(stateTable)
+        .where('removed', true)
+        .andWhere('modified_at', '<', before)
+        .whereNotExists(
+          knex(pendingTable)
+            .select(knex.raw('1'))
+            .whereRaw('??.?? = ??.??', [pendingTable, 'item_id', stateTable, 'item_id']),
+        )
+        .delete();
+      return Number(deleted);
     },
 
     async changelogPage(
@@ -530,6 +605,19 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             if (Number(result.count) !== 1) throw new StateConflictError(state.itemId);
           }
         }
+        // Each state written waits for the next build at its new revision.
+        const rewritten = writes.flatMap((w) =>
+          w.expectedRevision === null ? [] : [w.state.itemId],
+        );
+        for (let i = 0; i < rewritten.length; i += WRITE_BATCH)
+          await pendingStates().deleteMany({
+            where: { item_id: { $in: rewritten.slice(i, i + WRITE_BATCH) } },
+          });
+        await bulkInsert(
+          strapi,
+          PENDING_STATE_UID,
+          writes.map(({ state }) => ({ item_id: state.itemId, revision: state.revision })),
+        );
         await bulkInsert(strapi, CHANGELOG_UID, entries.map(toChangelogRow));
       });
     },
