@@ -73,7 +73,6 @@ const fragmentStates = () =>
       // such marks there once (state-repository.ts `movePendingMarks`). Nothing writes it now.
       pending: { type: 'boolean', default: false },
       reason: text(),
-      policy_print: string(),
     },
     [
       { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },
@@ -86,12 +85,16 @@ const fragmentStates = () =>
  * build publishes (docs/protocol.md §4). A table of its own, not a flag on the state: a build
  * deletes these small rows instead of rewriting every state it published, which on PostgreSQL left
  * a dead copy of each (the states table twice its size after a first build) and kept an index on
- * the flag beside the states.
+ * the flag beside the states. The policy a waiting state was computed under is kept here too: it
+ * only matters until the state is published (the builder publishes nothing computed under another).
  */
 const pendingStates = () =>
-  model('pending-state', 'sitemap_ai_pending_states', { item_id: string(), revision: integer() }, [
-    { name: 'sitemap_ai_pending_item_idx', columns: ['item_id'], type: 'unique' },
-  ]);
+  model(
+    'pending-state',
+    'sitemap_ai_pending_states',
+    { item_id: string(), revision: integer(), policy_print: string() },
+    [{ name: 'sitemap_ai_pending_item_idx', columns: ['item_id'], type: 'unique' }],
+  );
 
 /**
  * One version of one item, valid for snapshots seq_from <= S < seq_to (docs/protocol.md §5). No

@@ -47,6 +47,16 @@ export type StoredTrackedState = TrackedState & {
   contentRef?: string;
 };
 
+/** A state's wait for the next build: the policy it was computed under (absent: unknown). */
+interface Waiting {
+  print?: string;
+}
+
+/** The pending row of a state, as the state reads it. */
+function toWaiting(row: Row): Waiting {
+  return row.policy_print ? { print: String(row.policy_print) } : {};
+}
+
 /** Which stored texts a read needs: the builder never looks at the canonical text. */
 type Load = 'data' | 'all';
 
@@ -62,7 +72,7 @@ function toState(
   row: Row,
   bodies: ReadonlyMap<string, Buffer | string>,
   load: Load,
-  pending: boolean,
+  pending: Waiting | undefined,
 ): StoredTrackedState {
   const dataRef = row.data_ref ? String(row.data_ref) : undefined;
   const contentRef = row.content_ref ? String(row.content_ref) : undefined;
@@ -84,9 +94,9 @@ function toState(
     stabilityPin: optionalNumber(row.stability_pin),
     removed: row.removed === true || row.removed === 1 || row.removed === '1',
     revision: Number(row.revision),
-    pending,
+    pending: pending !== undefined,
     reason: row.reason ? String(row.reason) : undefined,
-    policyPrint: row.policy_print ? String(row.policy_print) : undefined,
+    policyPrint: pending?.print,
     dataRef,
     contentRef,
   } as StoredTrackedState;
@@ -123,7 +133,6 @@ function toRow(state: TrackedState, refs: { data: string; content: string }): Ro
     removed: state.removed,
     revision: state.revision,
     reason: state.reason ?? null,
-    policy_print: state.policyPrint ?? null,
   };
 }
 
@@ -173,29 +182,27 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const blobs = createBlobRepository({ strapi });
 
   /**
-   * State rows with the stored texts they reference (`load`: which of them); `pending`: the ids of
-   * those that wait for the next build, or true when all of them do.
+   * State rows with the stored texts they reference (`load`: which of them) and, for those that
+   * wait for the next build, their pending rows by item id.
    */
   async function withTexts(
     rows: Row[],
     load: Load,
-    pending: ReadonlySet<string> | true,
+    pending: ReadonlyMap<string, Waiting>,
   ): Promise<StoredTrackedState[]> {
     const bodies = await blobs.getEncoded(
       rows.flatMap((row) => (load === 'all' ? [row.data_ref, row.content_ref] : [row.data_ref])),
     );
-    return rows.map((row) =>
-      toState(row, bodies, load, pending === true || pending.has(String(row.item_id))),
-    );
+    return rows.map((row) => toState(row, bodies, load, pending.get(String(row.item_id))));
   }
 
-  /** Which of these items have a state waiting for the next build. */
-  async function pendingAmong(itemIds: readonly string[]): Promise<Set<string>> {
+  /** The pending rows of those of these items whose state waits for the next build. */
+  async function pendingAmong(itemIds: readonly string[]): Promise<Map<string, Waiting>> {
     const rows = (await pendingStates().findMany({
-      select: ['item_id'],
+      select: ['item_id', 'policy_print'],
       where: { item_id: { $in: itemIds } },
     })) as Row[];
-    return new Set(rows.map((row) => String(row.item_id)));
+    return new Map(rows.map((row) => [String(row.item_id), toWaiting(row)]));
   }
 
   /** Delete the changelog rows whose ids `select` finds, a bounded batch at a time; returns how many went. */
@@ -284,20 +291,22 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * (their canonical text is not read: the builder publishes it by its key).
      */
     async pending(limit: number, after = ''): Promise<StoredTrackedState[]> {
-      const ids = (
-        (await pendingStates().findMany({
-          select: ['item_id'],
-          where: after ? { item_id: { $gt: after } } : {},
-          orderBy: { item_id: 'asc' },
-          limit,
-        })) as Row[]
-      ).map((row) => String(row.item_id));
-      if (ids.length === 0) return [];
+      const waiting = new Map(
+        (
+          (await pendingStates().findMany({
+            select: ['item_id', 'policy_print'],
+            where: after ? { item_id: { $gt: after } } : {},
+            orderBy: { item_id: 'asc' },
+            limit,
+          })) as Row[]
+        ).map((row) => [String(row.item_id), toWaiting(row)]),
+      );
+      if (waiting.size === 0) return [];
       const rows = (await states().findMany({
-        where: { item_id: { $in: ids } },
+        where: { item_id: { $in: [...waiting.keys()] } },
         orderBy: { item_id: 'asc' },
       })) as Row[];
-      return withTexts(rows, 'data', true);
+      return withTexts(rows, 'data', waiting);
     },
 
     /** Documents with pending states computed under another policy than `print` (or an unknown one). */
@@ -310,10 +319,12 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         .whereExists(
           knex(pendingTable)
             .select(knex.raw('1'))
-            .whereRaw('??.?? = ??.??', [pendingTable, 'item_id', stateTable, 'item_id']),
-        )
-        .andWhere((where) =>
-          where.whereNull('policy_print').orWhereNot('policy_print', print),
+            .whereRaw('??.?? = ??.??', [pendingTable, 'item_id', stateTable, 'item_id'])
+            .andWhere((where) =>
+              where
+                .whereNull(`${pendingTable}.policy_print`)
+                .orWhereNot(`${pendingTable}.policy_print`, print),
+            ),
         )) as Row[];
       return rows.map((row) => ({
         uid: String(row.source_uid),
@@ -353,6 +364,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * Move the pending marks of releases before pending states had a table of their own (a flag on
      * the state) into that table, once per database; nothing is published twice or left unbuilt.
+     * The policy those states were computed under was a column of the states, gone with the schema
+     * sync: they move without one, and the next build computes them again before publishing them.
      */
     async movePendingMarks(): Promise<void> {
       const store = createPluginStoreRepository({ strapi });
@@ -616,7 +629,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         await bulkInsert(
           strapi,
           PENDING_STATE_UID,
-          writes.map(({ state }) => ({ item_id: state.itemId, revision: state.revision })),
+          writes.map(({ state }) => ({
+            item_id: state.itemId,
+            revision: state.revision,
+            policy_print: state.policyPrint ?? null,
+          })),
         );
         await bulkInsert(strapi, CHANGELOG_UID, entries.map(toChangelogRow));
       });
