@@ -136,6 +136,7 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
   const TEXTS = 'plugin::sitemap-ai.text';
   const OLD_TEXTS = 'plugin::sitemap-ai.blob';
   const PENDING = 'plugin::sitemap-ai.pending-state';
+  const SOURCE_HASHES = 'plugin::sitemap-ai.source-hash';
   /** The plugin-store key that says the pending marks were moved (state-repository.ts). */
   const MOVED = 'pending-marks-moved';
   const sortById = <T extends { item_id: string }>(rows: T[]) =>
@@ -418,6 +419,53 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     const now = (await app.http.get(fragment).expect(200)).body.item;
     expect(now.version).not.toBe(served.version);
     expect(await pendingStates(app.strapi)).toEqual([]);
+  });
+
+  it('reads the version columns an earlier release wrote (whole-SHA-256 metadata hashes, first histories written out) and sees no change in them', async () => {
+    // Given states and versions as the release before wrote them …
+    const db = knex();
+    for (const uid of [STATES, VERSIONS]) {
+      const rows = (await db(table(uid)).select('id', 'meta_hash', 'modified_at', 'history')) as {
+        id: number;
+        meta_hash: string;
+        modified_at: string;
+        history: unknown;
+      }[];
+      expect(rows.some((row) => row.history === null)).toBe(true);
+      for (const row of rows)
+        await db(table(uid))
+          .where('id', row.id)
+          .update({
+            meta_hash:
+              row.meta_hash.length === 32 ? `${row.meta_hash}${'0f'.repeat(16)}` : row.meta_hash,
+            ...(row.history === null ? { history: JSON.stringify([row.modified_at]) } : {}),
+          });
+    }
+    const revisions = async () =>
+      Object.fromEntries(
+        (
+          (await db(table(STATES)).select('item_id', 'revision')) as {
+            item_id: string;
+            revision: number;
+          }[]
+        ).map((row) => [row.item_id, Number(row.revision)]),
+      );
+    const before = await revisions();
+    const logged = async () =>
+      Number(((await db(table(CHANGELOG)).count({ n: '*' })) as { n: unknown }[])[0]!.n);
+    const entries = await logged();
+    const served = (await crawl(app.http)).items;
+
+    // When every document is compared again with its states (nothing remembered of earlier comparisons)
+    await db(table(SOURCE_HASHES)).delete();
+    const result = await builder().rebuild({ trigger: 'test', full: true });
+    expect(result.failures).toEqual([]);
+
+    // Then no state was rewritten, nothing was logged and every item is served as it was
+    expect(await revisions()).toEqual(before);
+    expect(await logged()).toBe(entries);
+    expect(await pendingStates(app.strapi)).toEqual([]);
+    expect((await crawl(app.http)).items).toEqual(served);
   });
 
   it('stores texts as bytes, serves those an earlier release stored as text, and sweeps both', async () => {

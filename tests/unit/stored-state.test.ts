@@ -1,16 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { storedStateColumns, storedStateOf } from '../../server/src/repositories/stored-state';
+import {
+  buildEntryItems,
+  finalizeDraft,
+  META_HASH_LENGTH,
+  nextState,
+} from '../../server/src/core/items';
+import {
+  historyOf,
+  storedStateColumns,
+  storedStateOf,
+} from '../../server/src/repositories/stored-state';
 import type { StoredItemState } from '../../server/src/core/types';
+import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
 
 /** A row as the database gives it back: JSON columns as text. */
 const asRead = (columns: Record<string, unknown>) => ({
   ...columns,
-  history: JSON.stringify(columns.history),
+  history: columns.history === null ? null : JSON.stringify(columns.history),
 });
 
 const state = (modified: string, firstPublished: string): StoredItemState => ({
   checksum: `sha256:${'ab'.repeat(32)}`,
-  metaHash: 'cd'.repeat(32),
+  metaHash: 'cd'.repeat(16),
   contentVersion: 2,
   metaVersion: 1,
   modified,
@@ -37,5 +48,42 @@ describe('stored version columns', () => {
     const fresh = state('2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.000Z');
     const old = { ...asRead(storedStateColumns(fresh)), first_published: fresh.firstPublished };
     expect(storedStateOf(old)).toEqual(fresh);
+  });
+
+  it('leaves the history empty while it is the first publication alone, and reads it back', () => {
+    const first: StoredItemState = {
+      ...state('2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.000Z'),
+      history: ['2026-03-01T10:00:00.000Z'],
+    };
+    const columns = storedStateColumns(first);
+    expect(columns.history).toBeNull();
+    expect(storedStateOf(asRead(columns))).toEqual(first);
+    // a single change that is not the modification time (a metadata edit since) is kept
+    const edited = { ...first, modified: '2026-04-01T10:00:00.000Z' };
+    expect(storedStateColumns(edited).history).toEqual(['2026-03-01T10:00:00.000Z']);
+    expect(storedStateOf(asRead(storedStateColumns(edited)))).toEqual(edited);
+    expect(historyOf({ modified_at: '2026-03-01T10:00:00.000Z', history: '["a","b"]' })).toEqual([
+      'a',
+      'b',
+    ]);
+  });
+
+  it("reads the whole-SHA-256 metadata hash of earlier releases as today's hash: an unchanged item stays unchanged", () => {
+    const draft = finalizeDraft(
+      (buildEntryItems(geoEntry(), ARTICLE_TYPE, SITE) ?? []).find((d) => d.type === 'article')!,
+    );
+    expect(draft.metaHash).toMatch(new RegExp(`^[0-9a-f]{${META_HASH_LENGTH}}$`));
+    const current = nextState(undefined, draft, '2026-03-01T10:00:00.000Z').state;
+    // an earlier release stored the 64 hex characters of the same SHA-256
+    const old = {
+      ...asRead(storedStateColumns(current)),
+      meta_hash: `${draft.metaHash}${'9f'.repeat(16)}`,
+    };
+    const read = storedStateOf(old);
+    expect(read.metaHash).toBe(draft.metaHash);
+    expect(nextState(read, draft, '2026-04-01T00:00:00.000Z').change).toBe('none');
+    // and the mark of a state the policy check refused is read as it is: it matches no hash
+    const refused = storedStateOf({ ...old, meta_hash: 'refused-by-policy-check' });
+    expect(nextState(refused, draft, '2026-04-01T00:00:00.000Z').change).toBe('metadata');
   });
 });

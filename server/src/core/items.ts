@@ -326,6 +326,12 @@ export function linkTranslations(
 }
 
 /**
+ * Characters of an item's metadata hash: the first 128 bits of a SHA-256, in hex. It is only ever
+ * compared with the same item's previous one, stored in its state and each of its versions.
+ */
+export const META_HASH_LENGTH = 32;
+
+/**
  * Hash of every published field but the checksum: a change here is a metadata
  * change. Dates that move on every re-publish (the entry's publishedAt) are
  * left out, so re-publishing unchanged content changes nothing.
@@ -335,7 +341,7 @@ export function finalizeDraft(draft: ItemDraft): ItemDraft {
   const { date: _date, ...cite } = draft.citationInput;
   const metaHash = sha256Hex(
     stableStringify({ meta, pin: draft.stabilityPin, citation: draft.citationOverride, cite }),
-  );
+  ).slice(0, META_HASH_LENGTH);
   return { ...draft, metaHash };
 }
 

@@ -6,7 +6,7 @@ import { SnapshotGoneError } from '../core/errors';
 import { versionString } from '../core/items';
 import { bulkInsert } from './bulk';
 import { createBlobRepository } from './blob-repository';
-import { storedStateColumns, storedStateOf } from './stored-state';
+import { historyOf, storedStateColumns, storedStateOf } from './stored-state';
 
 export const ITEM_VERSION_UID = 'plugin::sitemap-ai.item-version' as const;
 
@@ -86,7 +86,15 @@ const STATE_FIELDS = [
 ];
 
 /** What serving an item reads of its version row. */
-const SERVED_FIELDS = ['item_id', 'seq_from', 'data_ref', 'data', 'history', 'stability_pin'];
+const SERVED_FIELDS = [
+  'item_id',
+  'seq_from',
+  'data_ref',
+  'data',
+  'modified_at',
+  'history',
+  'stability_pin',
+];
 
 type Row = Record<string, unknown>;
 
@@ -129,7 +137,7 @@ function toServed(row: Row, texts: ReadonlyMap<string, string>): ServedRow {
   return {
     itemId: String(row.item_id),
     data: dataOf(row, texts),
-    history: parseJson<string[]>(row.history, []),
+    history: historyOf(row),
     stabilityPin: optionalNumber(row.stability_pin),
   };
 }
