@@ -421,12 +421,40 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     expect(await pendingStates(app.strapi)).toEqual([]);
   });
 
-  it('reads the version columns an earlier release wrote (whole-SHA-256 metadata hashes, first histories written out) and sees no change in them', async () => {
-    // Given states and versions as the release before wrote them …
+  it('reads the version columns an earlier release wrote (public checksums, whole-SHA-256 metadata hashes, first histories written out) and sees no change in them', async () => {
+    const publicForm = (stored: string) =>
+      `sha256:${Buffer.from(stored, 'base64url').toString('hex')}`;
+    const history = `${API}/fragments/article:geo-index:en/changelog`;
+    const logBefore = (await app.http.get(history).expect(200)).body;
+    // Given states, versions and changelog entries as the release before wrote them …
     const db = knex();
+    for (const row of (await db(table(CHANGELOG)).select(
+      'id',
+      'checksum_before',
+      'checksum_after',
+    )) as {
+      id: number;
+      checksum_before: string | null;
+      checksum_after: string | null;
+    }[]) {
+      expect(row.checksum_after).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await db(table(CHANGELOG))
+        .where('id', row.id)
+        .update({
+          checksum_before: row.checksum_before && publicForm(row.checksum_before),
+          checksum_after: row.checksum_after && publicForm(row.checksum_after),
+        });
+    }
     for (const uid of [STATES, VERSIONS]) {
-      const rows = (await db(table(uid)).select('id', 'meta_hash', 'modified_at', 'history')) as {
+      const rows = (await db(table(uid)).select(
+        'id',
+        'checksum',
+        'meta_hash',
+        'modified_at',
+        'history',
+      )) as {
         id: number;
+        checksum: string;
         meta_hash: string;
         modified_at: string;
         history: unknown;
@@ -436,6 +464,7 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
         await db(table(uid))
           .where('id', row.id)
           .update({
+            checksum: publicForm(row.checksum),
             meta_hash:
               row.meta_hash.length === 32 ? `${row.meta_hash}${'0f'.repeat(16)}` : row.meta_hash,
             ...(row.history === null ? { history: JSON.stringify([row.modified_at]) } : {}),
@@ -466,6 +495,7 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     expect(await logged()).toBe(entries);
     expect(await pendingStates(app.strapi)).toEqual([]);
     expect((await crawl(app.http)).items).toEqual(served);
+    expect((await app.http.get(history).expect(200)).body).toEqual(logBefore);
   });
 
   it('stores texts as bytes, serves those an earlier release stored as text, and sweeps both', async () => {

@@ -6,7 +6,9 @@ import {
   nextState,
 } from '../../server/src/core/items';
 import {
+  checksumOf,
   historyOf,
+  storedChecksum,
   storedStateColumns,
   storedStateOf,
 } from '../../server/src/repositories/stored-state';
@@ -85,5 +87,25 @@ describe('stored version columns', () => {
     // and the mark of a state the policy check refused is read as it is: it matches no hash
     const refused = storedStateOf({ ...old, meta_hash: 'refused-by-policy-check' });
     expect(nextState(refused, draft, '2026-04-01T00:00:00.000Z').change).toBe('metadata');
+  });
+
+  it('stores a checksum as the 43 base64url characters of its bytes and reads back its public form', () => {
+    const checksum = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    const stored = storedChecksum(checksum);
+    expect(stored).toHaveLength(43);
+    expect(stored).toBe(Buffer.from('0123456789abcdef'.repeat(4), 'hex').toString('base64url'));
+    expect(checksumOf(stored)).toBe(checksum);
+    // rows of earlier releases hold the public form, read as it is
+    expect(checksumOf(checksum)).toBe(checksum);
+    // and through a whole row
+    const current = state('2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.000Z');
+    const columns = storedStateColumns(current);
+    expect(columns.checksum).toBe(storedChecksum(current.checksum));
+    expect(storedStateOf(asRead(columns)).checksum).toBe(current.checksum);
+    // anything that is not a SHA-256 checksum is stored and read unchanged
+    for (const other of ['sha256:ABC', 'md5:0f', '']) {
+      expect(storedChecksum(other)).toBe(other);
+      expect(checksumOf(storedChecksum(other))).toBe(other);
+    }
   });
 });

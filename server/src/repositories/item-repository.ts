@@ -6,7 +6,7 @@ import { SnapshotGoneError } from '../core/errors';
 import { versionString } from '../core/items';
 import { bulkInsert } from './bulk';
 import { createBlobRepository } from './blob-repository';
-import { historyOf, storedStateColumns, storedStateOf } from './stored-state';
+import { checksumOf, historyOf, storedStateColumns, storedStateOf } from './stored-state';
 
 export const ITEM_VERSION_UID = 'plugin::sitemap-ai.item-version' as const;
 
@@ -362,7 +362,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const texts = await textsOf(rows, 'data_ref', 'content_ref');
       return rows.map((row) => ({
         ...toServed(row, texts),
-        checksum: String(row.checksum),
+        checksum: checksumOf(row.checksum),
         content: contentOf(row, texts),
       }));
     },
@@ -396,7 +396,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       })) as Row | null;
       if (!row) return null;
       const texts = await textsOf([row], 'content_ref');
-      return { checksum: String(row.checksum), content: contentOf(row, texts) };
+      return { checksum: checksumOf(row.checksum), content: contentOf(row, texts) };
     },
 
     /**
@@ -430,7 +430,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             lang: String(row.lang),
             sourceUid: String(row.source_uid),
             sourceDocument: String(row.source_document),
-            checksum: String(row.checksum),
+            checksum: checksumOf(row.checksum),
             version: versionString({
               contentVersion: Number(row.content_version),
               metaVersion: Number(row.meta_version),

@@ -6,7 +6,7 @@ import { bulkInsert } from './bulk';
 import { createBlobRepository, lazyText } from './blob-repository';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
-import { storedStateColumns, storedStateOf } from './stored-state';
+import { checksumOf, storedChecksum, storedStateColumns, storedStateOf } from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
 
 export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
@@ -143,8 +143,8 @@ function toChangelogRow(entry: ChangelogRecord): Row {
     version: entry.version,
     kind: entry.kind,
     desc: entry.desc,
-    checksum_before: entry.checksumBefore,
-    checksum_after: entry.checksumAfter,
+    checksum_before: entry.checksumBefore === null ? null : storedChecksum(entry.checksumBefore),
+    checksum_after: entry.checksumAfter === null ? null : storedChecksum(entry.checksumAfter),
     source_uid: entry.sourceUid,
     source_document: entry.sourceDocument,
     lang: entry.lang,
@@ -158,8 +158,8 @@ export function toChangelogRecord(row: Row): ChangelogRecord {
     version: String(row.version),
     kind: String(row.kind) as ChangelogRecord['kind'],
     desc: String(row.desc ?? ''),
-    checksumBefore: row.checksum_before ? String(row.checksum_before) : null,
-    checksumAfter: row.checksum_after ? String(row.checksum_after) : null,
+    checksumBefore: row.checksum_before ? checksumOf(row.checksum_before) : null,
+    checksumAfter: row.checksum_after ? checksumOf(row.checksum_after) : null,
     sourceUid: String(row.source_uid),
     sourceDocument: String(row.source_document),
     lang: String(row.lang),

@@ -1,8 +1,31 @@
+import { CHECKSUM_PREFIX } from '../../../shared/constants';
 import { META_HASH_LENGTH } from '../core/items';
 import type { StoredItemState } from '../core/types';
 import { parseJson } from './json';
 
 type Row = Record<string, unknown>;
+
+const STORED_CHECKSUM = /^[A-Za-z0-9_-]{43}$/;
+const PUBLIC_CHECKSUM = new RegExp(`^${CHECKSUM_PREFIX}[0-9a-f]{64}$`);
+
+/**
+ * A checksum as the plugin's tables store it: the 32 bytes of the SHA-256 in base64url (43
+ * characters) instead of its public form, `sha256:` and 64 hex digits (71). An item's checksum is
+ * stored in its state, each of its versions and its changelog entries.
+ */
+export function storedChecksum(checksum: string): string {
+  return PUBLIC_CHECKSUM.test(checksum)
+    ? Buffer.from(checksum.slice(CHECKSUM_PREFIX.length), 'hex').toString('base64url')
+    : checksum;
+}
+
+/** The public form of a stored checksum; rows of earlier releases hold the public form already. */
+export function checksumOf(value: unknown): string {
+  const stored = String(value);
+  return STORED_CHECKSUM.test(stored)
+    ? CHECKSUM_PREFIX + Buffer.from(stored, 'base64url').toString('hex')
+    : stored;
+}
 
 /**
  * A row's change history. Left empty while it is the one change that first published the item (a
@@ -20,7 +43,7 @@ export function historyOf(row: Row): string[] {
  */
 export function storedStateOf(row: Row): StoredItemState {
   return {
-    checksum: String(row.checksum),
+    checksum: checksumOf(row.checksum),
     // Earlier releases stored the whole SHA-256 in hex: its first characters are today's hash.
     metaHash: String(row.meta_hash).slice(0, META_HASH_LENGTH),
     contentVersion: Number(row.content_version),
@@ -33,7 +56,7 @@ export function storedStateOf(row: Row): StoredItemState {
 
 export function storedStateColumns(state: StoredItemState): Row {
   return {
-    checksum: state.checksum,
+    checksum: storedChecksum(state.checksum),
     meta_hash: state.metaHash,
     content_version: state.contentVersion,
     meta_version: state.metaVersion,
