@@ -396,6 +396,85 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       expect((await changelog(app, page)).entries[0]).toMatchObject({ version: 'v2.0', desc });
   });
 
+  it('writes the mark with the publish: a publish rolled back leaves no mark and queues nothing', async () => {
+    const page = await ownArticle(app, 'rolled-back');
+    const { documentId, body } = await draftOf(app, 'rolled-back');
+    const tracker = app.strapi.plugin('sitemap-ai').service('tracker') as {
+      flush: () => Promise<void>;
+    };
+    await documents(app, ARTICLE).update({
+      documentId,
+      locale: 'en',
+      data: { body: `${body}\n\nAn edit whose publish is rolled back.` },
+    });
+    // Given a publish inside a transaction that fails after it …
+    await expect(
+      app.strapi.db.transaction(async () => {
+        await documents(app, ARTICLE).publish({ documentId, locale: 'en' });
+        // (its mark was written inside that transaction)
+        expect(
+          await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count({
+            where: { source_document: documentId },
+          }),
+        ).toBe(1);
+        throw new Error('the import failed after this publish');
+      }),
+    ).rejects.toThrow('the import failed after this publish');
+    // Then no mark is left, nothing is tracked and the page stays as it was
+    expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(0);
+    await tracker.flush();
+    expect(await pendingStates(app.strapi, documentId)).toEqual([]);
+    expect((await rebuild(app)).skipped).toBe(true);
+    expect((await changelog(app, page)).entries[0]!.version).toBe('v1.0');
+  });
+
+  it('publishes even when the mark cannot be written, and tracks the change all the same', async () => {
+    const page = await ownArticle(app, 'unmarked');
+    const knex = app.strapi.db.connection;
+    const marks = app.strapi.db.metadata.get('plugin::sitemap-ai.dirty-mark' as never).tableName;
+    // Given a database that refuses every mark (on PostgreSQL a failed statement would abort the
+    // whole publish's transaction, were the mark not written in a savepoint of its own) …
+    const refuse: Record<string, string[]> = {
+      sqlite: [
+        `CREATE TRIGGER sai_refuse BEFORE INSERT ON ${marks} BEGIN SELECT RAISE(ABORT, 'no marks'); END`,
+      ],
+      postgres: [
+        `CREATE OR REPLACE FUNCTION sai_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'no marks'; END $$ LANGUAGE plpgsql`,
+        `CREATE TRIGGER sai_refuse BEFORE INSERT ON ${marks} FOR EACH ROW EXECUTE FUNCTION sai_refuse()`,
+      ],
+      mysql: [
+        `CREATE TRIGGER sai_refuse BEFORE INSERT ON ${marks} FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no marks'`,
+      ],
+    };
+    for (const statement of refuse[client]!) await knex.raw(statement);
+    try {
+      // When an edit is published, it is published …
+      const documentId = await publishEdit(
+        app,
+        'unmarked',
+        (body) => `${body}\n\nPublished without a mark.`,
+        'Unmarked',
+      );
+      const published = await documents(app, ARTICLE).findFirst({
+        filters: { documentId },
+        locale: 'en',
+        status: 'published',
+      });
+      expect(published?.body).toContain('Published without a mark.');
+      expect(await app.strapi.db.query('plugin::sitemap-ai.dirty-mark').count()).toBe(0);
+    } finally {
+      await knex.raw(
+        client === 'postgres' ? `DROP TRIGGER sai_refuse ON ${marks}` : 'DROP TRIGGER sai_refuse',
+      );
+    }
+    // … and its change, queued in memory, is tracked and built
+    await rebuild(app);
+    expect((await changelog(app, page)).entries[0]).toMatchObject({
+      version: 'v2.0',
+      desc: 'Unmarked',
+    });
+  });
+
   it('keeps a change waiting that was recorded while the build that published the one before it ran', async () => {
     const page = await ownArticle(app, 'mid-build');
     const { documentId } = await draftOf(app, 'mid-build');

@@ -25,30 +25,29 @@ export const createDirtyRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * Mark a document: `error` null when its tracking is only queued, else why it failed. Returns
      * the mark's id. One plain INSERT (no document id, lifecycles or read-back): it is on every
-     * publish's path.
+     * publish's path, where it is written by `db`, the publish's own transaction.
      */
     async mark(
       uid: string,
       documentId: string,
       action: string,
       error: string | null,
+      db: Core.Strapi['db']['connection'] = strapi.db.connection,
     ): Promise<number> {
       const now = new Date();
-      const inserted = (await strapi.db
-        .connection(strapi.db.metadata.get(DIRTY_MARK_UID).tableName)
-        .insert(
-          {
-            source_uid: uid,
-            source_document: documentId,
-            action,
-            marked_at: now.toISOString(),
-            attempts: 0,
-            last_error: error === null ? null : error.slice(0, 2000),
-            created_at: now,
-            updated_at: now,
-          },
-          ['id'],
-        )) as unknown[];
+      const inserted = (await db(strapi.db.metadata.get(DIRTY_MARK_UID).tableName).insert(
+        {
+          source_uid: uid,
+          source_document: documentId,
+          action,
+          marked_at: now.toISOString(),
+          attempts: 0,
+          last_error: error === null ? null : error.slice(0, 2000),
+          created_at: now,
+          updated_at: now,
+        },
+        ['id'],
+      )) as unknown[];
       // PostgreSQL and SQLite return the row, MySQL the id.
       const first = inserted[0];
       return Number(typeof first === 'object' && first !== null ? (first as Row).id : first);

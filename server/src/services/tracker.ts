@@ -47,6 +47,9 @@ export interface DocumentAction {
  * same speed), large enough that its writes stay multi-row statements.
  */
 const BATCH = 25;
+/** The query builder Strapi's database runs on, as a transaction hands it out. */
+type Connection = Core.Strapi['db']['connection'];
+
 /**
  * A publish's tracking waits this long for more publishes to join its batch (an editor's burst, an
  * import) — the publish itself returns at once…
@@ -479,6 +482,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   /** Set inside a recording: the reads it makes must not wait for it (settleDocument). */
   const withinRecording = new AsyncLocalStorage<true>();
 
+  function warnInMemoryOnly(uid: string, documentId: string, action: string, error: unknown): void {
+    strapi.log.warn(
+      `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${messageOf(error)}`,
+    );
+  }
+
   /** Flush the queue once no publish joined it for SETTLE_MS, or MAX_WAIT_MS after its first. */
   function schedule(): void {
     const now = Date.now();
@@ -554,12 +563,22 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
 
   const tracker = {
     /**
-     * After a document action (docs/protocol.md §3.1): a publish, unpublish, delete or discard of
-     * a tracked type — or any save of a type without draft & publish — queues the document's
-     * tracking once the surrounding transaction commits (recording can never roll back the save).
-     * The editor does not wait for it: the document is marked in the database (so any instance's
-     * rebuild records it even if this process stops) and tracked in a batch moments later.
-     * Other actions are ignored. Never throws.
+     * Whether an action changes what is published of a tracked type: a publish, unpublish, delete
+     * or discard — or any save of a type without draft & publish.
+     */
+    tracks({ uid, action, draftAndPublish }: Omit<DocumentAction, 'documentId'>): boolean {
+      return (
+        settings().trackedUids().has(uid) &&
+        (draftAndPublish ? PUBLISHED_ACTIONS : LIVE_ACTIONS).has(action)
+      );
+    },
+
+    /**
+     * After an action `tracks` names (docs/protocol.md §3.1): queues the document's tracking once
+     * the surrounding transaction commits (recording can never roll back the save). The editor
+     * does not wait for it: the document is marked in the database (so any instance's rebuild
+     * records it even if this process stops) and tracked in a batch moments later. Other actions
+     * are ignored. Never throws.
      */
     async documentActed({
       uid,
@@ -567,29 +586,41 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       documentId,
       draftAndPublish,
     }: DocumentAction): Promise<void> {
-      if (!documentId || !settings().trackedUids().has(uid)) return;
-      if (!(draftAndPublish ? PUBLISHED_ACTIONS : LIVE_ACTIONS).has(action)) return;
-      const queue = () => tracker.queue(uid, documentId, action);
+      if (!documentId || !tracker.tracks({ uid, action, draftAndPublish })) return;
       if (strapi.db.inTransaction()) {
-        await strapi.db.transaction(async ({ onCommit }) => {
-          onCommit(() => void queue());
+        // The mark is written with the action itself, in a savepoint of its transaction: committed
+        // with it (a commit of its own was most of what the plugin added to a publish's time on
+        // SQLite), gone if it rolls back, and if the mark cannot be written the action still is.
+        await strapi.db.transaction(async ({ trx, onCommit }) => {
+          let mark: number | null = null;
+          try {
+            mark = await (trx as Connection).transaction((savepoint: Connection) =>
+              dirty.mark(uid, documentId, action, null, savepoint),
+            );
+          } catch (error) {
+            warnInMemoryOnly(uid, documentId, action, error);
+          }
+          onCommit(() => tracker.enqueue(uid, documentId, action, mark));
         });
       } else {
-        await queue();
+        await tracker.queue(uid, documentId, action);
       }
     },
 
-    /** Queue a document's tracking (documentActed). Never throws. */
+    /** Mark a document and queue its tracking (documentActed). Never throws. */
     async queue(uid: string, documentId: string, action: string): Promise<void> {
-      const key = `${uid}|${documentId}`;
       let mark: number | null = null;
       try {
         mark = await dirty.mark(uid, documentId, action, null);
       } catch (error) {
-        strapi.log.warn(
-          `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${messageOf(error)}`,
-        );
+        warnInMemoryOnly(uid, documentId, action, error);
       }
+      tracker.enqueue(uid, documentId, action, mark);
+    },
+
+    /** Queue a marked document's tracking (`mark` null: it could not be marked). */
+    enqueue(uid: string, documentId: string, action: string, mark: number | null): void {
+      const key = `${uid}|${documentId}`;
       const entry = queued.get(key) ?? { uid, documentId, action, marks: [] };
       if (mark !== null) entry.marks.push(mark);
       queued.set(key, entry);
