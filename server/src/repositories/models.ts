@@ -121,7 +121,11 @@ const itemVersions = () =>
     ],
   );
 
-/** One change of one item, with its reason (docs/protocol.md §3.1). */
+/**
+ * One change of one item, with its reason (docs/protocol.md §3.1). Not which entry and locale it
+ * came from: nothing reads that of a change (the item's state says it), and earlier releases'
+ * columns for it are dropped by the schema sync.
+ */
 const changelog = () =>
   model(
     'changelog-entry',
@@ -134,9 +138,6 @@ const changelog = () =>
       desc: text(),
       checksum_before: string(),
       checksum_after: string(),
-      source_uid: string(),
-      source_document: string(),
-      lang: string(),
     },
     [
       { name: 'sitemap_ai_changelog_item_idx', columns: ['item_id', 'at'] },

@@ -145,13 +145,13 @@ function toChangelogRow(entry: ChangelogRecord): Row {
     desc: entry.desc,
     checksum_before: entry.checksumBefore === null ? null : storedChecksum(entry.checksumBefore),
     checksum_after: entry.checksumAfter === null ? null : storedChecksum(entry.checksumAfter),
-    source_uid: entry.sourceUid,
-    source_document: entry.sourceDocument,
-    lang: entry.lang,
   };
 }
 
-export function toChangelogRecord(row: Row): ChangelogRecord {
+/** A changelog entry as stored: the item's change, not which entry it came from (nothing reads that). */
+export type StoredChangelogEntry = Omit<ChangelogRecord, 'sourceUid' | 'sourceDocument' | 'lang'>;
+
+function toChangelogEntry(row: Row): StoredChangelogEntry {
   return {
     itemId: String(row.item_id),
     at: String(row.at),
@@ -160,9 +160,6 @@ export function toChangelogRecord(row: Row): ChangelogRecord {
     desc: String(row.desc ?? ''),
     checksumBefore: row.checksum_before ? checksumOf(row.checksum_before) : null,
     checksumAfter: row.checksum_after ? checksumOf(row.checksum_after) : null,
-    sourceUid: String(row.source_uid),
-    sourceDocument: String(row.source_document),
-    lang: String(row.lang),
   };
 }
 
@@ -536,11 +533,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       itemId: string,
       beforeRowId: number | null,
       limit: number,
-    ): Promise<{ rowId: number; record: ChangelogRecord }[]> {
+    ): Promise<{ rowId: number; record: StoredChangelogEntry }[]> {
       const where: Row = { item_id: itemId };
       if (beforeRowId !== null) where.id = { $lt: beforeRowId };
       const rows = (await changelog().findMany({ where, orderBy: { id: 'desc' }, limit })) as Row[];
-      return rows.map((row) => ({ rowId: Number(row.id), record: toChangelogRecord(row) }));
+      return rows.map((row) => ({ rowId: Number(row.id), record: toChangelogEntry(row) }));
     },
 
     /**
