@@ -324,7 +324,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       // first build's would be every item of the site, held here until then); the rest by list.
       const versioned = new Set(inserts.map((v) => v.itemId));
       for (const state of batchSettled) if (!versioned.has(state.itemId)) settled.push(state);
-      if (batch.length < PENDING_BATCH) break;
+      // Not "a short page is the last": a pending row whose state is gone (deleted behind the
+      // plugin's back) shortens its page, and the states after it must still be published.
       await turnEventLoop();
     }
     if (heldBack > 0) {
