@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
-import { bulkInsert } from './bulk';
+import { bulkInsert, insertRows } from './bulk';
 import { createBlobRepository, lazyText } from './blob-repository';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
@@ -367,29 +367,34 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     async movePendingMarks(): Promise<void> {
       const store = createPluginStoreRepository({ strapi });
       if (await store.get<boolean>(PENDING_MOVED_KEY)) return;
-      await strapi.db.transaction(async ({ trx }) => {
-        const stateTable = tableOf(FRAGMENT_STATE_UID);
-        const pendingTable = tableOf(PENDING_STATE_UID);
-        const marked = (await trx(stateTable)
-          .select('item_id', 'revision')
-          .where('pending', true)) as Row[];
-        const ids = marked.map((row) => String(row.item_id));
-        for (let i = 0; i < ids.length; i += WRITE_BATCH)
-          await trx(pendingTable)
-            .whereIn('item_id', ids.slice(i, i + WRITE_BATCH))
-            .delete();
-        await bulkInsert(
-          strapi,
-          PENDING_STATE_UID,
-          marked.map((row) => ({ item_id: String(row.item_id), revision: Number(row.revision) })),
-        );
-        await trx(stateTable).where('pending', true).update({ pending: false });
-        if (marked.length > 0)
-          strapi.log.info(
-            `[sitemap-ai] ${marked.length} states waiting for the next build moved to their own table`,
+      try {
+        await strapi.db.transaction(async ({ trx }) => {
+          const stateTable = tableOf(FRAGMENT_STATE_UID);
+          const marked = (await trx(stateTable)
+            .select('item_id', 'revision')
+            .where('pending', true)) as Row[];
+          // An instance starting at the same moment may have moved them first: its rows stay.
+          await insertRows(
+            trx,
+            strapi.db.dialect.client,
+            tableOf(PENDING_STATE_UID),
+            ['item_id', 'revision'],
+            marked.map((row) => [String(row.item_id), Number(row.revision)]),
+            'item_id',
           );
-      });
-      await store.set(PENDING_MOVED_KEY, true);
+          await trx(stateTable).where('pending', true).update({ pending: false });
+          if (marked.length > 0)
+            strapi.log.info(
+              `[sitemap-ai] ${marked.length} states waiting for the next build moved to their own table`,
+            );
+        });
+        await store.set(PENDING_MOVED_KEY, true);
+      } catch (error) {
+        // Strapi starts all the same; the marks stay where they are until the next start moves them.
+        strapi.log.error(
+          `[sitemap-ai] states an earlier release left waiting for a build were not moved to their own table, tried again at the next start: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
     },
 
     /** Forget that states still at the revision the builder published wait for a build. */
