@@ -118,6 +118,33 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
     // And collecting again finds nothing more
     expect(await builder().collectChangelog()).toBe(0);
   });
+
+  it('never collects the state of a removal still waiting for its build', async () => {
+    // Given a page taken down whose removal no build has published yet …
+    const doc = await documents().findFirst({
+      filters: { slug: 'geo-index' },
+      locale: 'en',
+      status: 'draft',
+    });
+    await documents().unpublish({ documentId: doc.documentId, locale: 'en' });
+    await app.strapi.plugin('sitemap-ai').service('tracker').flush();
+    const waiting = await pendingStates(app.strapi, doc.documentId);
+    expect(waiting.length).toBeGreaterThan(0);
+    const served = () =>
+      crawl(app.http).then(({ items }) =>
+        items.filter((item) => item.id.startsWith('article:geo-index:en')),
+      );
+    expect((await served()).length).toBeGreaterThan(0);
+
+    // When the changelog and removed states are collected (everything is old here)
+    await builder().collectChangelog();
+
+    // Then its removed states still wait, and the next build takes the page down
+    expect(await pendingStates(app.strapi, doc.documentId)).toEqual(waiting);
+    expect((await builder().rebuild({ trigger: 'test' })).skipped).toBe(false);
+    expect(await served()).toEqual([]);
+    expect(await pendingStates(app.strapi, doc.documentId)).toEqual([]);
+  });
 });
 
 /**
