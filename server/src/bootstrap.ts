@@ -47,9 +47,20 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     const current = await getService(strapi, 'manifest')
       .current()
       .catch(() => null);
-    if (!current) {
+    // A published snapshot whose items are not in the database: the site's data was moved without
+    // the plugin's own tables (`strapi transfer` and `strapi export` carry content types only,
+    // and states, versions, changelog and texts are plain tables). Built again from the entries.
+    const lost =
+      current !== null &&
+      current.itemCount > 0 &&
+      !(await repositories(strapi).items.anyValidIn(current.seq));
+    if (lost)
+      strapi.log.warn(
+        `[sitemap-ai] snapshot ${current.seq} is published but none of its ${current.itemCount} items is in the database (data moved without the plugin's tables?): building the manifest again from the entries`,
+      );
+    if (!current || lost) {
       try {
-        await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'bootstrap' });
+        await getService(strapi, 'snapshot-builder').rebuild({ trigger: 'bootstrap', full: lost });
       } catch (error) {
         strapi.log.error(
           `[sitemap-ai] first snapshot failed: ${error instanceof Error ? error.stack : String(error)}`,

@@ -148,6 +148,46 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
 });
 
 /**
+ * A site moved without the plugin's own tables: `strapi transfer` and `strapi export` carry content
+ * types only, so the snapshots arrive and the states, versions, changelog and texts do not.
+ */
+describe.each(testDatabases())('a site moved without the plugin tables on %s', (client) => {
+  let app: TestApp;
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('builds the manifest again at the next start instead of serving a snapshot with no items', async () => {
+    app = await bootPlayground(client);
+    const ids = async () => (await crawl(app.http)).items.map((item) => item.id).sort();
+    const served = await ids();
+    expect(served.length).toBeGreaterThan(0);
+    // Given the database as an import into a new app leaves it: snapshots, none of their items
+    for (const table of [
+      'sitemap_ai_fragment_states',
+      'sitemap_ai_pending_states',
+      'sitemap_ai_item_versions',
+      'sitemap_ai_changelog',
+      'sitemap_ai_source_hashes',
+      'sitemap_ai_texts',
+    ])
+      await app.strapi.db.connection(table).delete();
+
+    // When Strapi starts on it
+    const { database } = app;
+    await app.close({ keepDatabase: true });
+    app = await bootPlayground(client, { database });
+
+    // Then every item is served again, each with its content
+    expect(await ids()).toEqual(served);
+    const page = (await crawl(app.http)).items.find((item) => item.id === 'article:geo-index:en')!;
+    const content = await app.http.get(pathOf(page.content_url)).expect(200);
+    expect(sha256(content.text)).toBe(page.checksum);
+  });
+});
+
+/**
  * Issue 8, storage proportional to the content: an item's data and canonical text are stored once
  * per distinct value (README "Storage") and referenced by key from its tracked state and its
  * versions; hygiene deletes the texts nothing references, never one a retained version needs; rows
