@@ -191,12 +191,12 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return result;
     },
 
-    /** Items per type valid in snapshot S. */
     /** Whether any version is valid in snapshot S: none is when the versions were lost behind the plugin's back. */
     async anyValidIn(snapshot: number): Promise<boolean> {
       return (await query().findOne({ where: validIn(snapshot), select: ['id'] })) !== null;
     },
 
+    /** Items per type valid in snapshot S. */
     async countByType(snapshot: number): Promise<Record<string, number>> {
       const counts: Record<string, number> = {};
       for (const type of ITEM_TYPES) {
