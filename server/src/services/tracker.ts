@@ -482,12 +482,6 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   /** Set inside a recording: the reads it makes must not wait for it (settleDocument). */
   const withinRecording = new AsyncLocalStorage<true>();
 
-  function warnInMemoryOnly(uid: string, documentId: string, action: string, error: unknown): void {
-    strapi.log.warn(
-      `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${messageOf(error)}`,
-    );
-  }
-
   /** Flush the queue once no publish joined it for SETTLE_MS, or MAX_WAIT_MS after its first. */
   function schedule(): void {
     const now = Date.now();
@@ -587,35 +581,23 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       draftAndPublish,
     }: DocumentAction): Promise<void> {
       if (!documentId || !tracker.tracks({ uid, action, draftAndPublish })) return;
-      if (strapi.db.inTransaction()) {
-        // The mark is written with the action itself, in a savepoint of its transaction: committed
-        // with it (a commit of its own was most of what the plugin added to a publish's time on
-        // SQLite), gone if it rolls back, and if the mark cannot be written the action still is.
-        await strapi.db.transaction(async ({ trx, onCommit }) => {
-          let mark: number | null = null;
-          try {
-            mark = await (trx as Connection).transaction((savepoint: Connection) =>
-              dirty.mark(uid, documentId, action, null, savepoint),
-            );
-          } catch (error) {
-            warnInMemoryOnly(uid, documentId, action, error);
-          }
-          onCommit(() => tracker.enqueue(uid, documentId, action, mark));
-        });
-      } else {
-        await tracker.queue(uid, documentId, action);
-      }
-    },
-
-    /** Mark a document and queue its tracking (documentActed). Never throws. */
-    async queue(uid: string, documentId: string, action: string): Promise<void> {
-      let mark: number | null = null;
-      try {
-        mark = await dirty.mark(uid, documentId, action, null);
-      } catch (error) {
-        warnInMemoryOnly(uid, documentId, action, error);
-      }
-      tracker.enqueue(uid, documentId, action, mark);
+      // The mark is written with the action itself, in a savepoint of its transaction (the
+      // middleware runs the action in one): committed with it (a commit of its own was most of
+      // what the plugin added to a publish's time on SQLite), gone if it rolls back, and if the
+      // mark cannot be written the action still is.
+      await strapi.db.transaction(async ({ trx, onCommit }) => {
+        let mark: number | null = null;
+        try {
+          mark = await (trx as Connection).transaction((savepoint: Connection) =>
+            dirty.mark(uid, documentId, action, null, savepoint),
+          );
+        } catch (error) {
+          strapi.log.warn(
+            `[sitemap-ai] change of ${uid} ${documentId} (${action}) queued in memory only: ${messageOf(error)}`,
+          );
+        }
+        onCommit(() => tracker.enqueue(uid, documentId, action, mark));
+      });
     },
 
     /** Queue a marked document's tracking (`mark` null: it could not be marked). */
