@@ -178,6 +178,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   const tableOf = (uid: string) => strapi.db.metadata.get(uid).tableName;
   const blobs = createBlobRepository({ strapi });
 
+  /** A subquery for the pending row of each row of the states table (for EXISTS / NOT EXISTS). */
+  function pendingRowOfState() {
+    const knex = strapi.db.connection;
+    const stateTable = tableOf(FRAGMENT_STATE_UID);
+    const pendingTable = tableOf(PENDING_STATE_UID);
+    return knex(pendingTable)
+      .select(knex.raw('1'))
+      .whereRaw('??.?? = ??.??', [pendingTable, 'item_id', stateTable, 'item_id']);
+  }
+
   /**
    * State rows with the stored texts they reference (`load`: which of them) and, for those that
    * wait for the next build, their pending rows by item id.
@@ -217,7 +227,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /** Where states reference stored texts (what text collection must keep). */
     references(): { table: string; columns: readonly string[] } {
       return {
-        table: strapi.db.metadata.get(FRAGMENT_STATE_UID).tableName,
+        table: tableOf(FRAGMENT_STATE_UID),
         columns: ['data_ref', 'content_ref'],
       };
     },
@@ -274,7 +284,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     async liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
       // One row per document, not per state: a whole-site re-compare asks this of every state.
       const rows = (await strapi.db
-        .connection(strapi.db.metadata.get(FRAGMENT_STATE_UID).tableName)
+        .connection(tableOf(FRAGMENT_STATE_UID))
         .distinct('source_uid', 'source_document')
         .where('removed', false)) as Row[];
       return rows.map((row) => ({
@@ -308,20 +318,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Documents with pending states computed under another policy than `print` (or an unknown one). */
     async stalePendingDocuments(print: string): Promise<{ uid: string; documentId: string }[]> {
-      const knex = strapi.db.connection;
-      const stateTable = tableOf(FRAGMENT_STATE_UID);
       const pendingTable = tableOf(PENDING_STATE_UID);
-      const rows = (await knex(stateTable)
+      const rows = (await strapi.db
+        .connection(tableOf(FRAGMENT_STATE_UID))
         .distinct('source_uid', 'source_document')
         .whereExists(
-          knex(pendingTable)
-            .select(knex.raw('1'))
-            .whereRaw('??.?? = ??.??', [pendingTable, 'item_id', stateTable, 'item_id'])
-            .andWhere((where) =>
-              where
-                .whereNull(`${pendingTable}.policy_print`)
-                .orWhereNot(`${pendingTable}.policy_print`, print),
-            ),
+          pendingRowOfState().andWhere((where) =>
+            where
+              .whereNull(`${pendingTable}.policy_print`)
+              .orWhereNot(`${pendingTable}.policy_print`, print),
+          ),
         )) as Row[];
       return rows.map((row) => ({
         uid: String(row.source_uid),
@@ -472,8 +478,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async collectChangelog(before: string, keepPerItem: number, latest: number): Promise<number> {
       const knex = strapi.db.connection;
-      const log = strapi.db.metadata.get(CHANGELOG_UID).tableName;
-      const items = strapi.db.metadata.get(ITEM_VERSION_UID).tableName;
+      const log = tableOf(CHANGELOG_UID);
+      const items = tableOf(ITEM_VERSION_UID);
       const BATCH = 2_000;
       // Items gone from the site: their history is not served (404), so none of it is kept.
       let deleted = await deleteInBatches(
@@ -519,17 +525,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * waiting for a build; an item published again after that starts a new history at v1.0.
      */
     async collectRemovedStates(before: string): Promise<number> {
-      const knex = strapi.db.connection;
-      const stateTable = tableOf(FRAGMENT_STATE_UID);
-      const pendingTable = tableOf(PENDING_STATE_UID);
-      const deleted = await knex(stateTable)
+      const deleted = await strapi.db
+        .connection(tableOf(FRAGMENT_STATE_UID))
         .where('removed', true)
         .andWhere('modified_at', '<', before)
-        .whereNotExists(
-          knex(pendingTable)
-            .select(knex.raw('1'))
-            .whereRaw('??.?? = ??.??', [pendingTable, 'item_id', stateTable, 'item_id']),
-        )
+        .whereNotExists(pendingRowOfState())
         .delete();
       return Number(deleted);
     },
