@@ -1,5 +1,6 @@
 import { canonicalText, checksumOf, sha256Hex, stableStringify } from './canonical';
 import { buildCitation } from './citation';
+import { extend } from './objects';
 import {
   ENTRY_KEY_MAX_LENGTH,
   HISTORY_MAX_LENGTH,
@@ -92,11 +93,10 @@ function overrideFor(entry: EntrySource, id: string, key: string): MetadataOverr
 }
 
 function definedOnly<T extends object>(value: T): T {
-  return Object.fromEntries(
-    Object.entries(value).filter(
-      ([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0),
-    ),
-  ) as T;
+  const kept: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value))
+    if (v !== undefined && !(Array.isArray(v) && v.length === 0)) kept[key] = v;
+  return kept as T;
 }
 
 interface PageContext {
@@ -321,7 +321,7 @@ export function linkTranslations(
     if (draft.item.alt_of) return draft;
     const target = index === 0 ? reference[0] : sameShape ? reference[index] : undefined;
     if (!target) return draft;
-    return { ...draft, item: { ...draft.item, alt_of: target.id } };
+    return extend(draft, { item: extend(draft.item, { alt_of: target.id }) });
   });
 }
 
@@ -342,7 +342,7 @@ export function finalizeDraft(draft: ItemDraft): ItemDraft {
   const metaHash = sha256Hex(
     stableStringify({ meta, pin: draft.stabilityPin, citation: draft.citationOverride, cite }),
   ).slice(0, META_HASH_LENGTH);
-  return { ...draft, metaHash };
+  return extend(draft, { metaHash });
 }
 
 /** What one document publishes: its items in every locale read, and the entries left out. */
@@ -415,27 +415,25 @@ export function nextState(
   if (returning || previous.checksum !== draft.checksum) {
     return {
       change: returning ? 'added' : 'content',
-      state: {
-        ...previous,
+      state: extend(previous, {
         checksum: draft.checksum,
         metaHash: draft.metaHash,
         contentVersion: previous.contentVersion + 1,
         metaVersion: 0,
         modified: now,
         history: [...previous.history, now].slice(-HISTORY_MAX_LENGTH),
-      },
+      }),
     };
   }
   if (options.renamed || previous.metaHash !== draft.metaHash) {
     return {
       change: 'metadata',
-      state: {
-        ...previous,
+      state: extend(previous, {
         history: [...previous.history],
         metaHash: draft.metaHash,
         metaVersion: previous.metaVersion + 1,
         modified: now,
-      },
+      }),
     };
   }
   // Only the version fields: the caller's previous state may carry its stored texts, read lazily.
@@ -466,10 +464,15 @@ export function versionString(
  */
 export function storedItem(draft: ItemDraft, state: StoredItemState): ManifestItem {
   const version = versionString(state);
-  const generated = buildCitation({ ...draft.citationInput, date: state.modified }, version);
-  const citation = { ...generated, ...definedOnly(draft.citationOverride ?? {}) };
-  const signals = { ...draft.item.signals, first_published: state.firstPublished };
-  return { ...draft.item, signals, version, modified: state.modified, citation } as ManifestItem;
+  const generated = buildCitation(extend(draft.citationInput, { date: state.modified }), version);
+  const citation = extend(generated, definedOnly(draft.citationOverride ?? {}));
+  const signals = extend(draft.item.signals ?? {}, { first_published: state.firstPublished });
+  return extend(draft.item, {
+    signals,
+    version,
+    modified: state.modified,
+    citation,
+  }) as ManifestItem;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { nextState, storedItem, versionString } from './items';
+import { extend } from './objects';
 import { DAY_MS } from '../../../shared/constants';
 import type { ChangelogEntry, ItemDraft, ManifestItem, StoredItemState } from './types';
 
@@ -349,11 +350,10 @@ export function diffDocument(input: DocumentDiffInput): {
       ...(input.recent.get(draft.id) ?? []),
       ...(renamed ? (input.recent.get(renamed.itemId) ?? []) : []),
     ];
-    const data = { ...storedItem(draft, state), changelog: recentFor(history, now) };
+    const data = extend(storedItem(draft, state), { changelog: recentFor(history, now) });
     writes.push({
       expectedRevision: previous ? previous.revision : null,
-      state: {
-        ...state,
+      state: extend(state, {
         itemId: draft.id,
         type: draft.type,
         lang: draft.lang,
@@ -369,7 +369,7 @@ export function diffDocument(input: DocumentDiffInput): {
           draft.type === 'article'
             ? input.reasons[draft.lang]?.trim() || previous?.reason
             : undefined,
-      },
+      }),
     });
   }
 
@@ -395,13 +395,12 @@ export function diffDocument(input: DocumentDiffInput): {
     });
     writes.push({
       expectedRevision: previous.revision,
-      state: {
-        ...previous,
+      state: extend(previous, {
         history: [...previous.history],
         removed: true,
         revision: previous.revision + 1,
         modified: now,
-      },
+      }),
     });
   }
   return { writes, changelog, aliases };

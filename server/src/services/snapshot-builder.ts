@@ -6,6 +6,7 @@ import { type NewItemVersion } from '../repositories/item-repository';
 import { type SnapshotRecord } from '../repositories/snapshot-repository';
 import { type StoredTrackedState } from '../repositories/state-repository';
 import { BLOB_GRACE_MS } from '../repositories/blob-repository';
+import { extend } from '../core/objects';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
 import type { TrackFailure } from './tracker';
@@ -278,7 +279,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       const refused = new Set(
         (
           await getService(strapi, 'policy').violations(
-            inserts.map((v) => ({ ...v, data: dataOf.get(v.itemId)! })),
+            inserts.map((v) => extend(v, { data: dataOf.get(v.itemId)! })),
           )
         ).keys(),
       );

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
+import { extend } from '../core/objects';
 import { documentDrafts, type SiteContext } from '../core/items';
 import type { MetadataProblem } from '../core/metadata';
 import {
@@ -304,9 +305,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const written = new Set(diff.writes.map((w) => w.state.itemId));
       const restamps = current
         .filter((s) => !written.has(s.itemId) && s.pending && s.policyPrint !== print)
-        .map((s) => ({ state: { ...s, revision: s.revision + 1 }, expectedRevision: s.revision }));
+        .map((s) => ({
+          state: extend(s, { revision: s.revision + 1 }),
+          expectedRevision: s.revision,
+        }));
       for (const write of [...diff.writes, ...restamps])
-        result.writes.push({ ...write, state: { ...write.state, policyPrint: print } });
+        result.writes.push(extend(write, { state: extend(write.state, { policyPrint: print }) }));
       result.changelog.push(...diff.changelog);
       result.aliases.push(...diff.aliases);
       result.changed += diff.writes.length;
