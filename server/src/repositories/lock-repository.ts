@@ -29,6 +29,14 @@ export const createLockRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
+    /**
+     * Whether the lease is still held under `token` (another instance has not taken it): a read,
+     * so a build can fence each of its writes without a commit of its own (renewal has its timer).
+     */
+    async holds(name: string, token: string): Promise<boolean> {
+      return (await query().findOne({ where: { name, owner: token }, select: ['id'] })) !== null;
+    },
+
     /** Extend a lease still held under `token`; false when it expired and another took it. */
     async renew(name: string, token: string, ttlMs: number, now = Date.now()): Promise<boolean> {
       const renewed = (await query().updateMany({
