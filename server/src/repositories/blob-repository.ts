@@ -206,9 +206,3 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 };
 
 export type BlobRepository = ReturnType<typeof createBlobRepository>;
-
-/** A stored text, decoded on first use (most readers of a state never look at its text). */
-export function lazyText(body: Buffer | string | undefined, fallback: string): () => string {
-  let value: string | undefined;
-  return () => (value ??= body === undefined ? fallback : decodeBlob(body));
-}

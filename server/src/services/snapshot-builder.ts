@@ -10,6 +10,7 @@ import { extend } from '../core/objects';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
 import type { TrackFailure } from './tracker';
+import type { PolicyCandidate } from './policy';
 
 export interface RebuildOptions {
   trigger?: string;
@@ -234,8 +235,11 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       let closes: number[] = [];
       let batchSettled: { itemId: string; revision: number }[] = [];
       const closeOf = new Map<string, number>();
-      /** The data of each insert, as the policy check reads it. */
-      const dataOf = new Map<string, StoredTrackedState['data']>();
+      /** What the policy check reads of each insert's data. */
+      const dataOf = new Map<string, PolicyCandidate['data']>();
+      /** The page of an item, from its data (decoded once per state: the read does not keep it). */
+      const pageOf = (data: StoredTrackedState['data']) =>
+        String(data.signals?.canonical ?? data.url);
       for (const state of batch) {
         if (state.policyPrint !== print) {
           // Never publish a licence or usage computed under another policy: it waits, pending.
@@ -249,7 +253,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
             closes.push(current.rowId);
             changes.removed += 1;
             count(state.type, -1);
-            changedPages.add(String(state.data.signals?.canonical ?? state.data.url));
+            changedPages.add(pageOf(state.data));
           }
           continue;
         }
@@ -270,8 +274,9 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
           count(state.type, 1);
         }
         inserts.push(toVersion(state, seq));
-        dataOf.set(state.itemId, state.data);
-        changedPages.add(String(state.data.signals?.canonical ?? state.data.url));
+        const data = state.data;
+        dataOf.set(state.itemId, { license: data.license, usage: data.usage });
+        changedPages.add(pageOf(data));
       }
 
       // The invariant, checked against the entries as published now: whatever is refused keeps
