@@ -70,11 +70,9 @@ type Load = 'data' | 'all' | 'publish';
 /** What a state read from a row decodes on first use (a member of the state no spread copies). */
 interface LazyTexts {
   load: Load;
-  /** The stored bodies of its data and text, still encoded (absent: not stored by key). */
+  /** The stored bodies of its refs, still encoded (absent: not stored). */
   dataBody: Buffer | string | undefined;
   contentBody: Buffer | string | undefined;
-  dataByKey: boolean;
-  contentByKey: boolean;
   /** Data and text of rows written before texts were stored by key. */
   inlineData: unknown;
   inlineContent: unknown;
@@ -98,7 +96,7 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
     get(this: LazyState): ManifestItem {
       const lazy = this[LAZY];
       if (lazy.data) return lazy.data;
-      const text = !lazy.dataByKey
+      const text = !this.dataRef
         ? null
         : lazy.dataBody === undefined
           ? '{}'
@@ -112,7 +110,7 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
     enumerable: true,
     get(this: LazyState): string {
       const lazy = this[LAZY];
-      if (!lazy.contentByKey) return String(lazy.inlineContent ?? '');
+      if (!this.contentRef) return String(lazy.inlineContent ?? '');
       if (lazy.load !== 'all') throw new Error('the canonical text of this state was not read');
       return (lazy.content ??= lazy.contentBody === undefined ? '' : decodeBlob(lazy.contentBody));
     },
@@ -159,8 +157,6 @@ function toState(
     load,
     dataBody: dataRef ? bodies.get(dataRef) : undefined,
     contentBody: contentRef && load === 'all' ? bodies.get(contentRef) : undefined,
-    dataByKey: dataRef !== undefined,
-    contentByKey: contentRef !== undefined,
     inlineData: dataRef ? undefined : row.data,
     inlineContent: contentRef ? undefined : row.content,
   };
