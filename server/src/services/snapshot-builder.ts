@@ -41,8 +41,12 @@ const LOCK_NAME = 'rebuild';
  */
 export const LEASE_MS = 20_000;
 const LEASE_RENEW_MS = 5_000;
-/** Pending states published per batch (small for the same reason as the tracker's batches). */
-const PENDING_BATCH = 500;
+/**
+ * Pending states published per batch, each batch's versions inserted in one transaction: a batch
+ * holds only its states' data references and what the policy check reads, so it can be larger
+ * than the tracker's (fewer commits: 8 instead of 29 for a 1k site's first build).
+ */
+const PENDING_BATCH = 2000;
 const FINGERPRINT_KEY = 'settings-fingerprint';
 const FILE_FINGERPRINT_KEY = 'file-config-fingerprint';
 const LAST_TICK_KEY = 'last-scheduled-tick';
