@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { blobKey, decodeBlob, encodeBlob } from '../../server/src/repositories/blob-codec';
 
@@ -50,6 +51,25 @@ describe('stored texts (blob codec)', () => {
     const text =
       '{"id":"article:geo-index:en:why","title":"Why classic sitemaps fail","usage":{"train":"deny","infer":"allow-with-citation","cache":"allow","redistribute":"deny"}}';
     expect(decodeBlob('zQ0ss6an5upl5KakVIPvKMyqRYjg8o1IhOSexuDgzWQHq1GKFtMTMHNrGYC0A')).toBe(text);
+  });
+
+  it('writes a long text in the same bytes as with 16 KB output chunks', () => {
+    // 15.8 KB deflated: gathered from 16 chunks of 1 KB. The digest is of the body zlib wrote
+    // with its default 16 KB chunk and the same dictionary, window and memory level.
+    const words = ['fragment', 'licence', 'section', 'table', 'figure'];
+    const more = ['dataset', 'agent', 'citation', 'checksum', 'version'];
+    const all = [...words, ...more];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const parts: string[] = [];
+    for (let i = 0; i < 8000; i += 1) parts.push(`${all[next() % all.length]}${next() % 97}`);
+    const text = parts.join(' ');
+    const stored = encodeBlob(text);
+    expect(stored.length).toBe(15770);
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(
+      '440cfe180dd34116e8e989430567d049fd59e78b4322947c09e9638742ec0fd3',
+    );
+    expect(decodeBlob(stored)).toBe(text);
   });
 
   it('refuses a body of an unknown format instead of guessing', () => {
