@@ -44,12 +44,14 @@ export interface DocumentAction {
 
 /**
  * Documents compared per batch, each batch written in one transaction. Small enough that what a
- * batch allocates dies before V8 promotes it, large enough that a first build does not wait on a
- * commit (a journal sync on SQLite) every few hundred items. A 1k site's first build, measured
- * 2026-12-03: 25 documents, 117 commits (1.2 s of syncs) and +59–61 MB peak RSS; 50, 76 commits
- * (0.6 s) and +58–66 MB; 100, 56 commits (0.4 s) but +130–161 MB.
+ * batch allocates dies before V8 promotes it, large enough that its writes stay multi-row
+ * statements. Larger batches wait on fewer commits (a journal sync each on SQLite): a 1k site's
+ * first build, measured 2026-12-02, committed 117 times with 25 documents (1.2 s of syncs), 76
+ * with 50 (0.6 s), 56 with 100 (0.4 s); but its peak RSS grew from +59-66 MB (25 or 50) to
+ * +130-161 MB (100), and at 10k two runs with 50 peaked at +199 and +293 MB, one with 25 at
+ * +171 MB (the goal is 150).
  */
-const BATCH = 50;
+const BATCH = 25;
 /** The query builder Strapi's database runs on, as a transaction hands it out. */
 type Connection = Core.Strapi['db']['connection'];
 
