@@ -666,7 +666,8 @@ async function underLoad() {
 async function main() {
   // The bench sets it for webtools' own boot only. Set from outside, every boot loads webtools
   // beside the plugin and the run failed once the first boot was destroyed ("Unable to acquire a
-  // connection": a query after its database closed; not looked into further).
+  // connection": webtools-addon-sitemap reading its settings, store key plugin_sitemap_settings,
+  // after that boot's database had closed).
   if (process.env.BENCH_WEBTOOLS !== undefined)
     throw new Error('BENCH_WEBTOOLS is set by the bench for its webtools boot: unset it');
   if (process.env.BENCH_SITE_NO_BUILD !== '1')
