@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checksumOf } from '../../server/src/core/canonical';
+import { buildCitation } from '../../server/src/core/citation';
 import {
+  CITATION_FROM,
   articleId,
   buildEntryItems,
   contentUrl,
@@ -13,8 +15,9 @@ import {
   storedItem,
   nextState,
   versionString,
+  withCitation,
 } from '../../server/src/core/items';
-import type { ItemDraft, StoredItemState } from '../../server/src/core/types';
+import type { ItemDraft, ManifestItem, StoredItemState } from '../../server/src/core/types';
 import { ARTICLE_TYPE, GEO_BODY, SITE, geoEntry } from './fixtures/entries';
 
 const PARENT = 'article:geo-index:en';
@@ -517,8 +520,12 @@ describe('storedItem and servedItem', () => {
   };
   const SNAPSHOT_TIME = new Date('2025-10-22T09:00:00.000Z');
 
-  it('Given a versioned draft, When stored, Then it carries version, modified and a generated citation', () => {
-    const stored = storedItem(draft, state);
+  /** A stored item as a read gives it back: through its JSON, the citation built. */
+  const reread = (item: ManifestItem) =>
+    withCitation(JSON.parse(JSON.stringify(item)) as ManifestItem);
+
+  it('Given a versioned draft, When stored and read back, Then it carries version, modified and a generated citation', () => {
+    const stored = reread(storedItem(draft, state));
     expect(stored.version).toBe('v2.1');
     expect(stored.modified).toBe('2025-10-21T09:00:00.000Z');
     expect(stored.citation!.apa).toBe(
@@ -541,9 +548,68 @@ describe('storedItem and servedItem', () => {
         },
       })[2]!,
     );
-    const stored = storedItem(overridden, state);
+    const stored = reread(storedItem(overridden, state));
     expect(stored.citation!.apa).toBe('Nováková, J. (2025). Custom.');
     expect(stored.citation!.bibtex.startsWith('@online{')).toBe(true);
+    expect(Object.keys(stored.citation!)).toEqual(['apa', 'bibtex']);
+  });
+
+  it('Given a stored item, When its stored form is read, Then it keeps what builds the citation instead of its text', () => {
+    const json = JSON.stringify(storedItem(draft, state));
+    expect(JSON.parse(json).citation).toEqual({
+      [CITATION_FROM]: {
+        site: 'Example News',
+        page: 'A sitemap for AI',
+        authors: ['Jana Nováková'],
+      },
+    });
+    expect(json).not.toContain('@online{');
+  });
+
+  it('Given a stored item, When read back, Then it is the item with the citation built from its own fields, keys in order', () => {
+    const stored = storedItem(draft, state);
+    const read = reread(stored);
+    const citation = buildCitation(
+      {
+        title: draft.citationInput.title,
+        pageTitle: draft.citationInput.pageTitle,
+        authors: draft.citationInput.authors,
+        siteName: draft.citationInput.siteName,
+        url: draft.citationInput.url,
+        lang: draft.citationInput.lang,
+        date: state.modified,
+      },
+      'v2.1',
+    );
+    expect(read).toEqual({ ...stored, citation });
+    expect(Object.keys(read)).toEqual(Object.keys(stored));
+    expect(read.citation!.bibtex).toContain('  date = {2025-10-21},');
+  });
+
+  it('Given both citation texts overridden, When read back, Then the editor texts are served in the generated order', () => {
+    const overridden = finalizeDraft(
+      build({
+        metadata: {
+          fragments: {
+            'why-classic-sitemaps-fail': {
+              citation: { bibtex: '@misc{own}', apa: 'Own, A. (2025). Own.' },
+            },
+          },
+        },
+      })[2]!,
+    );
+    const read = reread(storedItem(overridden, state));
+    expect(read.citation).toEqual({ apa: 'Own, A. (2025). Own.', bibtex: '@misc{own}' });
+    expect(Object.keys(read.citation!)).toEqual(['apa', 'bibtex']);
+  });
+
+  it('Given an item stored with its citation text (an earlier release), When read back, Then it is served as stored', () => {
+    const earlier = {
+      ...reread(storedItem(draft, state)),
+      citation: { apa: 'Stored, A. (2024). Stored.', bibtex: '@online{stored}' },
+    };
+    const json = JSON.stringify(earlier);
+    expect(JSON.stringify(withCitation(JSON.parse(json) as ManifestItem))).toBe(json);
   });
 
   it('Given a stored item and a one-day history, When served, Then stability_score and revisit_after follow modified', () => {

@@ -7,6 +7,7 @@ import {
   finalizeDraft,
   servedItem,
   storedItem,
+  withCitation,
   nextState,
 } from '../../server/src/core/items';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
@@ -62,7 +63,12 @@ function servedItems(): ManifestItem[] {
   );
   return drafts.map((draft) => {
     const { state } = nextState(undefined, draft, SNAPSHOT_TIME.toISOString());
-    return servedItem(storedItem(draft, state), state.history, draft.stabilityPin, SNAPSHOT_TIME);
+    return servedItem(
+      withCitation(storedItem(draft, state)),
+      state.history,
+      draft.stabilityPin,
+      SNAPSHOT_TIME,
+    );
   });
 }
 

@@ -6,6 +6,7 @@ import {
   finalizeDraft,
   servedItem,
   storedItem,
+  withCitation,
   nextState,
 } from '../../server/src/core/items';
 import type { ManifestItem } from '../../server/src/core/types';
@@ -66,7 +67,7 @@ function servedItems(): ManifestItem[] {
     .map((draft) => {
       const { state } = nextState(undefined, draft, '2025-11-01T00:00:00.000Z');
       return servedItem(
-        storedItem(draft, state),
+        withCitation(storedItem(draft, state)),
         state.history,
         undefined,
         new Date('2025-11-01T00:00:00.000Z'),

@@ -3,7 +3,7 @@ import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { SnapshotGoneError } from '../core/errors';
-import { versionString } from '../core/items';
+import { versionString, withCitation } from '../core/items';
 import { bulkInsert } from './bulk';
 import { createBlobRepository } from './blob-repository';
 import { checksumOf, historyOf, storedStateColumns, storedStateOf } from './stored-state';
@@ -113,10 +113,13 @@ function toVersion(row: Row): ItemVersion {
   };
 }
 
-/** The row's data: from its stored text, or inline on rows written before texts were stored by key. */
+/**
+ * The row's data, its citation built: from its stored text, or inline on rows written before texts
+ * were stored by key.
+ */
 function dataOf(row: Row, texts: ReadonlyMap<string, string>): ManifestItem {
-  if (!row.data_ref) return parseJson<ManifestItem>(row.data, {} as ManifestItem);
-  return parseJson<ManifestItem>(storedText(row, 'data_ref', texts), {} as ManifestItem);
+  const stored = row.data_ref ? storedText(row, 'data_ref', texts) : row.data;
+  return withCitation(parseJson<ManifestItem>(stored, {} as ManifestItem));
 }
 
 function contentOf(row: Row, texts: ReadonlyMap<string, string>): string {

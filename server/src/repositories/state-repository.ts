@@ -7,6 +7,7 @@ import { createBlobRepository } from './blob-repository';
 import { decodeBlob } from './blob-codec';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
+import { withCitation } from '../core/items';
 import { checksumOf, storedChecksum, storedStateColumns, storedStateOf } from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
 
@@ -102,8 +103,10 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
           ? '{}'
           : decodeBlob(lazy.dataBody);
       const read = parseJson<ManifestItem>(text ?? lazy.inlineData, {} as ManifestItem);
-      if (lazy.load !== 'publish') lazy.data = read;
-      return read;
+      // A build reads a state's licence, usage and page, and publishes its stored text by key:
+      // it leaves the citation as stored (core/items.ts `withCitation`), unbuilt.
+      if (lazy.load === 'publish') return read;
+      return (lazy.data = withCitation(read));
     },
   },
   content: {
