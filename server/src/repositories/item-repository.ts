@@ -114,12 +114,14 @@ function toVersion(row: Row): ItemVersion {
 }
 
 /**
- * The row's data, its citation built: from its stored text, or inline on rows written before texts
- * were stored by key.
+ * The row's data: from its stored text, or inline on rows written before texts were stored by key;
+ * its citation built unless `citation` is false (a reader of licences and pages, which would only
+ * make garbage of 1–2 KB an item).
  */
-function dataOf(row: Row, texts: ReadonlyMap<string, string>): ManifestItem {
+function dataOf(row: Row, texts: ReadonlyMap<string, string>, citation = true): ManifestItem {
   const stored = row.data_ref ? storedText(row, 'data_ref', texts) : row.data;
-  return withCitation(parseJson<ManifestItem>(stored, {} as ManifestItem));
+  const data = parseJson<ManifestItem>(stored, {} as ManifestItem);
+  return citation ? withCitation(data) : data;
 }
 
 function contentOf(row: Row, texts: ReadonlyMap<string, string>): string {
@@ -323,6 +325,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * Keyset page of every item valid in snapshot S with its type, source type and parent: what
      * the discovery documents fold into one policy per page. `limit + 1` rows tell whether more follow.
+     * Their data comes without its citation built (they read licences, usages, titles and URLs).
      */
     async policyPage(
       snapshot: number,
@@ -351,7 +354,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         type: String(row.item_type),
         sourceUid: String(row.source_uid),
         parent: row.parent_item ? String(row.parent_item) : undefined,
-        data: dataOf(row, texts),
+        data: dataOf(row, texts, false),
       }));
     },
 
