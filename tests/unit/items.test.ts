@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checksumOf } from '../../server/src/core/canonical';
 import { buildCitation } from '../../server/src/core/citation';
 import {
+  CHECKSUM_OF_ROW,
   CITATION_FROM,
   articleId,
   buildEntryItems,
@@ -14,8 +15,8 @@ import {
   servedItem,
   storedItem,
   nextState,
+  readStoredItem,
   versionString,
-  withCitation,
 } from '../../server/src/core/items';
 import type { ItemDraft, ManifestItem, StoredItemState } from '../../server/src/core/types';
 import { ARTICLE_TYPE, GEO_BODY, SITE, geoEntry } from './fixtures/entries';
@@ -522,7 +523,7 @@ describe('storedItem and servedItem', () => {
 
   /** A stored item as a read gives it back: through its JSON, the citation built. */
   const reread = (item: ManifestItem) =>
-    withCitation(JSON.parse(JSON.stringify(item)) as ManifestItem);
+    readStoredItem(JSON.parse(JSON.stringify(item)) as ManifestItem, state.checksum);
 
   it('Given a versioned draft, When stored and read back, Then it carries version, modified and a generated citation', () => {
     const stored = reread(storedItem(draft, state));
@@ -554,8 +555,10 @@ describe('storedItem and servedItem', () => {
     expect(Object.keys(stored.citation!)).toEqual(['apa', 'bibtex']);
   });
 
-  it('Given a stored item, When its stored form is read, Then it keeps what builds the citation instead of its text', () => {
+  it('Given a stored item, When its stored form is read, Then it keeps what builds the citation instead of its text, and leaves its checksum to its row', () => {
     const json = JSON.stringify(storedItem(draft, state));
+    expect(JSON.parse(json).checksum).toBe(CHECKSUM_OF_ROW);
+    expect(json).not.toContain(draft.checksum);
     expect(JSON.parse(json).citation).toEqual({
       [CITATION_FROM]: {
         site: 'Example News',
@@ -581,7 +584,7 @@ describe('storedItem and servedItem', () => {
       },
       'v2.1',
     );
-    expect(read).toEqual({ ...stored, citation });
+    expect(read).toEqual({ ...stored, checksum: draft.checksum, citation });
     expect(Object.keys(read)).toEqual(Object.keys(stored));
     expect(read.citation!.bibtex).toContain('  date = {2025-10-21},');
   });
@@ -603,13 +606,31 @@ describe('storedItem and servedItem', () => {
     expect(Object.keys(read.citation!)).toEqual(['apa', 'bibtex']);
   });
 
-  it('Given an item stored with its citation text (an earlier release), When read back, Then it is served as stored', () => {
+  it('Given an item stored with its citation text and checksum (an earlier release), When read back, Then it is served as stored', () => {
     const earlier = {
       ...reread(storedItem(draft, state)),
       citation: { apa: 'Stored, A. (2024). Stored.', bibtex: '@online{stored}' },
     };
     const json = JSON.stringify(earlier);
-    expect(JSON.stringify(withCitation(JSON.parse(json) as ManifestItem))).toBe(json);
+    const other = `sha256:${'0'.repeat(64)}`;
+    expect(JSON.stringify(readStoredItem(JSON.parse(json) as ManifestItem, other))).toBe(json);
+  });
+
+  it('Given a draft whose checksum is not its state one, When stored and read back, Then its own checksum is kept', () => {
+    const other = `sha256:${'1'.repeat(64)}`;
+    const stored = storedItem(draft, { ...state, checksum: other });
+    expect(stored.checksum).toBe(draft.checksum);
+    expect(readStoredItem(stored, other).checksum).toBe(draft.checksum);
+  });
+
+  it('Given a stored item read for its licence only, When read back without its citation, Then the citation is left as stored', () => {
+    const read = readStoredItem(
+      JSON.parse(JSON.stringify(storedItem(draft, state))) as ManifestItem,
+      state.checksum,
+      false,
+    );
+    expect(read.checksum).toBe(draft.checksum);
+    expect(read.citation).toHaveProperty(CITATION_FROM);
   });
 
   it('Given a stored item and a one-day history, When served, Then stability_score and revisit_after follow modified', () => {

@@ -7,7 +7,7 @@ import {
   finalizeDraft,
   servedItem,
   storedItem,
-  withCitation,
+  readStoredItem,
   nextState,
 } from '../../server/src/core/items';
 import { MANIFEST_SCHEMA } from '../../server/src/core/schema';
@@ -64,7 +64,7 @@ function servedItems(): ManifestItem[] {
   return drafts.map((draft) => {
     const { state } = nextState(undefined, draft, SNAPSHOT_TIME.toISOString());
     return servedItem(
-      withCitation(storedItem(draft, state)),
+      readStoredItem(storedItem(draft, state), state.checksum),
       state.history,
       draft.stabilityPin,
       SNAPSHOT_TIME,

@@ -6,7 +6,7 @@ import {
   finalizeDraft,
   servedItem,
   storedItem,
-  withCitation,
+  readStoredItem,
   nextState,
 } from '../../server/src/core/items';
 import type { ManifestItem } from '../../server/src/core/types';
@@ -67,7 +67,7 @@ function servedItems(): ManifestItem[] {
     .map((draft) => {
       const { state } = nextState(undefined, draft, '2025-11-01T00:00:00.000Z');
       return servedItem(
-        withCitation(storedItem(draft, state)),
+        readStoredItem(storedItem(draft, state), state.checksum),
         state.history,
         undefined,
         new Date('2025-11-01T00:00:00.000Z'),

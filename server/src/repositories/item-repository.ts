@@ -3,7 +3,7 @@ import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { SnapshotGoneError } from '../core/errors';
-import { versionString, withCitation } from '../core/items';
+import { readStoredItem, versionString } from '../core/items';
 import { bulkInsert } from './bulk';
 import { createBlobRepository } from './blob-repository';
 import { checksumOf, historyOf, storedStateColumns, storedStateOf } from './stored-state';
@@ -91,6 +91,7 @@ const SERVED_FIELDS = [
   'seq_from',
   'data_ref',
   'data',
+  'checksum',
   'modified_at',
   'history',
   'stability_pin',
@@ -114,14 +115,13 @@ function toVersion(row: Row): ItemVersion {
 }
 
 /**
- * The row's data: from its stored text, or inline on rows written before texts were stored by key;
- * its citation built unless `citation` is false (a reader of licences and pages, which would only
- * make garbage of 1–2 KB an item).
+ * The row's data (`checksum` among the columns read): from its stored text, or inline on rows
+ * written before texts were stored by key; its citation built unless `citation` is false.
  */
 function dataOf(row: Row, texts: ReadonlyMap<string, string>, citation = true): ManifestItem {
   const stored = row.data_ref ? storedText(row, 'data_ref', texts) : row.data;
   const data = parseJson<ManifestItem>(stored, {} as ManifestItem);
-  return citation ? withCitation(data) : data;
+  return readStoredItem(data, checksumOf(row.checksum), citation);
 }
 
 function contentOf(row: Row, texts: ReadonlyMap<string, string>): string {
@@ -346,6 +346,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           'parent_item',
           'data_ref',
           'data',
+          'checksum',
         ],
       })) as Row[];
       const texts = await textsOf(rows, 'data_ref');
@@ -368,7 +369,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         where: { ...validIn(snapshot), ...keysetFilters(after, { type: 'article' }) },
         orderBy: { item_id: 'asc' },
         limit: limit + 1,
-        select: [...SERVED_FIELDS, 'checksum', 'content_ref', 'content'],
+        select: [...SERVED_FIELDS, 'content_ref', 'content'],
       })) as Row[];
       const texts = await textsOf(rows, 'data_ref', 'content_ref');
       return rows.map((row) => ({

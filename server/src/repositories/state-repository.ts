@@ -7,7 +7,7 @@ import { createBlobRepository } from './blob-repository';
 import { decodeBlob } from './blob-codec';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
-import { withCitation } from '../core/items';
+import { readStoredItem } from '../core/items';
 import { checksumOf, storedChecksum, storedStateColumns, storedStateOf } from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
 
@@ -102,11 +102,11 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
         : lazy.dataBody === undefined
           ? '{}'
           : decodeBlob(lazy.dataBody);
-      const read = parseJson<ManifestItem>(text ?? lazy.inlineData, {} as ManifestItem);
+      const stored = parseJson<ManifestItem>(text ?? lazy.inlineData, {} as ManifestItem);
       // A build reads a state's licence, usage and page, and publishes its stored text by key:
-      // it leaves the citation as stored (core/items.ts `withCitation`), unbuilt.
-      if (lazy.load === 'publish') return read;
-      return (lazy.data = withCitation(read));
+      // it leaves the citation as stored (core/items.ts `readStoredItem`), unbuilt.
+      if (lazy.load === 'publish') return readStoredItem(stored, this.checksum, false);
+      return (lazy.data = readStoredItem(stored, this.checksum));
     },
   },
   content: {
