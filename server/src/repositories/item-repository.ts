@@ -119,6 +119,8 @@ function toVersion(row: Row): ItemVersion {
  * written before texts were stored by key; its citation built unless `citation` is false.
  */
 function dataOf(row: Row, texts: ReadonlyMap<string, string>, citation = true): ManifestItem {
+  // A query that left the column out would serve the text "undefined" as the item's checksum.
+  if (row.checksum === undefined) throw new Error('the checksum of this version was not read');
   const stored = row.data_ref ? storedText(row, 'data_ref', texts) : row.data;
   const data = parseJson<ManifestItem>(stored, {} as ManifestItem);
   return readStoredItem(data, checksumOf(row.checksum), citation);
