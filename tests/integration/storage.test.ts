@@ -570,6 +570,46 @@ describe.each(testDatabases())('stored texts on %s', (client) => {
     expect((await app.http.get(history).expect(200)).body).toEqual(logBefore);
   });
 
+  it('stores each text once, renews a stale touch when a text is stored again and leaves a fresh one', async () => {
+    const blobs = createBlobRepository({ strapi: app.strapi });
+    const texts = Array.from({ length: 1_200 }, (_, i) =>
+      i % 3 === 0 ? `plain ${i}` : `{"id":"article:put-${i}:en","title":"${'x'.repeat(i % 50)}"}`,
+    );
+    const rowsOf = async (keys: readonly string[]) =>
+      new Map(
+        (
+          (await knex()(table(TEXTS)).whereIn('key', [...new Set(keys)])) as {
+            key: string;
+            touched_at: number | string;
+          }[]
+        ).map((row) => [row.key, Number(row.touched_at)]),
+      );
+    // Given 1,200 texts stored (more than one statement's worth), one of them twice in the call
+    const keys = await blobs.put([...texts, texts[7]!]);
+    expect(keys).toHaveLength(1_201);
+    expect(keys[1_200]).toBe(keys[7]);
+    expect((await rowsOf(keys)).size).toBe(1_200);
+    expect([...(await blobs.texts(keys))].length).toBe(1_200);
+    expect((await blobs.texts([keys[5]!])).get(keys[5]!)).toBe(texts[5]);
+    // and two of them touched long ago, two a moment ago
+    const long = [keys[0]!, keys[1_000]!];
+    const recent = [keys[1]!, keys[999]!];
+    await knex()(table(TEXTS)).whereIn('key', long).update({ touched_at: 1 });
+    const moment = Date.now() - 1_000;
+    await knex()(table(TEXTS)).whereIn('key', recent).update({ touched_at: moment });
+    // When all of them are stored again
+    const again = await blobs.put(texts);
+    // Then no row is added, the stale touches are renewed and the fresh ones left as they were
+    expect(again).toEqual(keys.slice(0, 1_200));
+    const rows = await rowsOf(keys);
+    expect(rows.size).toBe(1_200);
+    for (const key of long) expect(rows.get(key)).toBeGreaterThan(moment);
+    for (const key of recent) expect(rows.get(key)).toBe(moment);
+    await knex()(table(TEXTS))
+      .whereIn('key', [...new Set(keys)])
+      .delete();
+  });
+
   it('stores texts as bytes, serves those an earlier release stored as text, and sweeps both', async () => {
     const id = 'article:fragment-permalinks:en';
     const served = await app.http.get(`${API}/fragments/${id}`).expect(200);

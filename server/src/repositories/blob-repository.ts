@@ -54,6 +54,8 @@ export function textsModel(client: string) {
 export const BLOB_GRACE_MS = 10 * 60_000;
 /** A reused text's touch is renewed when older than this (not on every reuse); well inside the grace. */
 const RETOUCH_MS = 60_000;
+/** Texts written per statement on PostgreSQL (three array parameters, whatever the count). */
+const UPSERT_CHUNK = 1000;
 /** Unreferenced texts found per scan of the references (each round scans them all once). */
 const SWEEP_ROUND = 50_000;
 
@@ -138,6 +140,34 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const now = Date.now();
       await strapi.db.transaction(async ({ trx }) => {
         const all = [...distinct.keys()];
+        if (strapi.db.dialect.client === 'postgres') {
+          // One statement per chunk: stored, or its touch renewed when stale. Looking the keys up
+          // first cost as much as the insert (a 1k site's first build: 160 lookups, 0.5 s, for
+          // texts none of which were stored); deflating a text that turns out stored costs less.
+          for (let i = 0; i < all.length; i += UPSERT_CHUNK) {
+            const chunk = all.slice(i, i + UPSERT_CHUNK);
+            await trx.raw(
+              'insert into ?? (??, ??, ??) select * from unnest(?::text[], ?::bytea[], ?::bigint[]) ' +
+                'on conflict (??) do update set ?? = excluded.?? where ??.?? < ?',
+              [
+                table(),
+                'key',
+                'body',
+                'touched_at',
+                chunk,
+                chunk.map((key) => encodeBlob(distinct.get(key)!)),
+                chunk.map(() => now),
+                'key',
+                'touched_at',
+                'touched_at',
+                table(),
+                'touched_at',
+                now - RETOUCH_MS,
+              ],
+            );
+          }
+          return;
+        }
         for (let i = 0; i < all.length; i += WRITE_BATCH) {
           const chunk = all.slice(i, i + WRITE_BATCH);
           const existing = (await trx(table())

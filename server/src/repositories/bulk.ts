@@ -69,6 +69,72 @@ async function nativeSqlite(trx: Knex): Promise<NativeSqlite | null> {
     : null;
 }
 
+/** Rows per INSERT on PostgreSQL, where a statement binds one array per column, not per value. */
+const UNNEST_CHUNK = 1000;
+
+/** Column types of the plugin's tables on PostgreSQL, per database (its knex config) and table. */
+const postgresTypes = new WeakMap<object, Map<string, Promise<Map<string, string>>>>();
+
+/**
+ * The declared types of `table`'s columns (`character varying(255)`, `jsonb`, `bytea` …) as the
+ * database has them, read once per table: the arrays of an `unnest` insert are cast to them.
+ */
+function columnTypes(trx: Knex, table: string): Promise<Map<string, string>> {
+  const owner = (trx as unknown as { client: { config: object } }).client.config;
+  let tables = postgresTypes.get(owner);
+  if (!tables) postgresTypes.set(owner, (tables = new Map()));
+  let types = tables.get(table);
+  if (!types) {
+    types = (async () => {
+      const result = (await trx.raw(
+        'select a.attname as name, format_type(a.atttypid, a.atttypmod) as type ' +
+          'from pg_attribute a where a.attrelid = ?::regclass and a.attnum > 0 and not a.attisdropped',
+        [`"${table.replace(/"/g, '""')}"`],
+      )) as { rows: { name: string; type: string }[] };
+      return new Map(result.rows.map((row) => [row.name, row.type]));
+    })();
+    tables.set(table, types);
+    // A failed read is not kept: the next insert reads again.
+    types.catch(() => tables.delete(table));
+  }
+  return types;
+}
+
+/**
+ * PostgreSQL: `insert into T (c…) select * from unnest($1::type[], $2::type[] …)` — one array
+ * parameter per column instead of one parameter per value. A 200-row VALUES statement of a
+ * state's 18 columns bound 3,600 parameters, each serialised by the driver and planned by the
+ * server; on a 1k site's first build the plugin's inserts were half of its statements' time.
+ */
+async function insertUnnest(
+  trx: Knex,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+  ignoreOn?: string,
+): Promise<void> {
+  const types = await columnTypes(trx, table);
+  const casts = columns.map((column) => {
+    const type = types.get(column);
+    if (!type) throw new Error(`no column "${column}" in table "${table}"`);
+    return `?::${type}[]`;
+  });
+  const sql =
+    `insert into ?? (${columns.map(() => '??').join(', ')}) select * from unnest(${casts.join(', ')})` +
+    (ignoreOn ? ' on conflict (??) do nothing' : '');
+  for (let i = 0; i < rows.length; i += UNNEST_CHUNK) {
+    const chunk = rows.slice(i, i + UNNEST_CHUNK);
+    const arrays = columns.map((_, c) =>
+      chunk.map((row) => {
+        const value = row[c];
+        if (value === undefined) throw new Error('an undefined value in a row to insert');
+        return value;
+      }),
+    );
+    await trx.raw(sql, [table, ...columns, ...arrays, ...(ignoreOn ? [ignoreOn] : [])]);
+  }
+}
+
 /**
  * Insert `rows` (values in the order of `columns`) into `table` in chunks, in the transaction
  * `trx`; with `ignoreOn` (a unique column) rows whose value is already stored are skipped.
@@ -95,6 +161,7 @@ export async function insertRows(
     for (const row of rows) statement.run(row.map(sqliteValue));
     return;
   }
+  if (client === 'postgres') return insertUnnest(trx, table, columns, rows, ignoreOn);
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
     const identifiers = ignoreOn && client !== 'mysql' ? [ignoreOn] : [];
