@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { blobKey, decodeBlob, encodeBlob } from './blob-codec';
-import { insertRows } from './bulk';
+import { analyzeAsItGrows, insertRows } from './bulk';
 import { WRITE_BATCH } from './json';
 import { turnEventLoop } from '../utils/event-loop';
 
@@ -166,6 +166,7 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
               ],
             );
           }
+          await analyzeAsItGrows(trx, table(), all.length);
           return;
         }
         for (let i = 0; i < all.length; i += WRITE_BATCH) {
