@@ -72,7 +72,11 @@ async function nativeSqlite(trx: Knex): Promise<NativeSqlite | null> {
 /** Rows per INSERT on PostgreSQL, where a statement binds one array per column, not per value. */
 const UNNEST_CHUNK = 1000;
 
-/** Column types of the plugin's tables on PostgreSQL, per database (its knex config) and table. */
+/** What identifies one database in this process: its knex config, which transactions share. */
+const databaseOf = (trx: Knex): object =>
+  (trx as unknown as { client: { config: object } }).client.config;
+
+/** Column types of the plugin's tables on PostgreSQL, per database and table. */
 const postgresTypes = new WeakMap<object, Map<string, Promise<Map<string, string>>>>();
 
 /**
@@ -80,9 +84,9 @@ const postgresTypes = new WeakMap<object, Map<string, Promise<Map<string, string
  * database has them, read once per table: the arrays of an `unnest` insert are cast to them.
  */
 function columnTypes(trx: Knex, table: string): Promise<Map<string, string>> {
-  const owner = (trx as unknown as { client: { config: object } }).client.config;
-  let tables = postgresTypes.get(owner);
-  if (!tables) postgresTypes.set(owner, (tables = new Map()));
+  const database = databaseOf(trx);
+  let tables = postgresTypes.get(database);
+  if (!tables) postgresTypes.set(database, (tables = new Map()));
   let types = tables.get(table);
   if (!types) {
     types = (async () => {
@@ -112,12 +116,13 @@ const FIRST_ANALYZE = 2_000;
  * batch's lookups (open versions, recent changelog, states of a document) scanned whole tables,
  * 20–50 ms a query and 50 s of a 113 s first build. The tables written to are analyzed after
  * 2,000 rows and then each time their rows written doubled: a dozen ANALYZEs (each samples at most
- * 30,000 rows) per table in a first build of 100k articles, none in an everyday build.
+ * 30,000 rows) per table in a first build of 100k articles, none in an everyday build. A database
+ * user that does not own the tables gets a warning from PostgreSQL, not an error.
  */
 export async function analyzeAsItGrows(trx: Knex, table: string, rows: number): Promise<void> {
-  const owner = (trx as unknown as { client: { config: object } }).client.config;
-  let tables = analyzed.get(owner);
-  if (!tables) analyzed.set(owner, (tables = new Map()));
+  const database = databaseOf(trx);
+  let tables = analyzed.get(database);
+  if (!tables) analyzed.set(database, (tables = new Map()));
   const count = tables.get(table) ?? { written: 0, next: FIRST_ANALYZE };
   tables.set(table, count);
   count.written += rows;
