@@ -513,6 +513,28 @@ describe.each(testDatabases())('Settings stored in the database on %s', (client)
     expect((await read()).updatedAt).toBe(before.updatedAt);
   });
 
+  it('follows a value another instance stored under the same updatedAt (a save in the same millisecond)', async () => {
+    const before = await read();
+    const current = app.strapi.store({ type: 'plugin', name: 'sitemap-ai' });
+    const record = (await current.get({ key: 'settings' })) as {
+      settings: EditableSettings;
+      updatedAt: string;
+    };
+    expect(record.updatedAt).toBe(before.updatedAt);
+    const other = clone(record.settings);
+    const flipped = config().defaults.usage.train === 'deny' ? 'allow' : 'deny';
+    other.defaults.usage.train = flipped;
+    await current.set({ key: 'settings', value: { ...record, settings: other } });
+    const after = await read();
+    expect(after.updatedAt).toBe(before.updatedAt);
+    expect(after.settings.defaults.usage.train).toBe(flipped);
+    expect(config().defaults.usage.train).toBe(flipped);
+    // Back to what was stored, again under the same stamp.
+    await current.set({ key: 'settings', value: record });
+    expect((await read()).settings).toEqual(before.settings);
+    expect(config().defaults.usage.train).toBe(before.settings.defaults.usage.train);
+  });
+
   it('ends two saves at once with one stored value, the one this instance applies, and one re-compare', async () => {
     const base = clone((await read()).settings);
     const a = clone(base);

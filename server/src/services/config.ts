@@ -245,7 +245,9 @@ export const createConfigService = ({ strapi }: { strapi: Core.Strapi }) => {
           );
         }
       }
-      if ((previous?.updatedAt ?? null) === (stored?.updatedAt ?? null)) return null;
+      // The whole record decides, not its stamp: two instances saving in the same millisecond
+      // store different values under one `updatedAt`, and the one that loses the save must follow.
+      if (stableStringify(previous) === stableStringify(stored)) return null;
       derived = undefined;
       return { before, after: service.config() };
     },

@@ -153,12 +153,6 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
       const checked = config().check(unmasked.settings);
       if (!checked.ok) throw new SettingsValidationError(checked.errors);
 
-      const next: StoredSettings = {
-        settings: unmasked.settings,
-        updatedAt: new Date().toISOString(),
-        updatedBy: userId,
-        fileBase: editableFromConfig(config().fileConfig()),
-      };
       // One save at a time across instances (a short lease): two admins saving at once end with
       // one stored value — the later save — never two store rows or a half-applied mix.
       const token = `${randomBytes(8).toString('hex')}`;
@@ -170,6 +164,13 @@ export const createSettingsService = ({ strapi }: { strapi: Core.Strapi }) => {
         await new Promise((resolve) => setTimeout(resolve, SAVE_RETRY_MS));
       }
       try {
+        // Stamped once the lease is held, so a later save carries a later (or equal) stamp.
+        const next: StoredSettings = {
+          settings: unmasked.settings,
+          updatedAt: new Date().toISOString(),
+          updatedBy: userId,
+          fileBase: editableFromConfig(config().fileConfig()),
+        };
         await store.set(SETTINGS_STORE_KEY, next);
       } finally {
         await leases.release(SAVE_LEASE, token);
