@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertRows } from '../../server/src/repositories/bulk';
+import { insertRows, type OnConflict } from '../../server/src/repositories/bulk';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
 /**
@@ -41,8 +41,8 @@ describe.each(testDatabases())('bulk row writes on %s', (client) => {
     await app?.close();
   });
 
-  const write = (rows: unknown[][], ignoreOn?: string, table = TABLE) =>
-    knex().transaction((trx) => insertRows(trx, client, table, COLUMNS, rows, ignoreOn));
+  const write = (rows: unknown[][], conflict?: OnConflict, table = TABLE) =>
+    knex().transaction((trx) => insertRows(trx, client, table, COLUMNS, rows, conflict));
 
   it('stores every value as given, whatever characters a string holds', async () => {
     const strings = [
@@ -88,7 +88,7 @@ describe.each(testDatabases())('bulk row writes on %s', (client) => {
         ['plain', 100, true, null, null, 0, 0],
         ['new one', 101, false, null, null, 0, 0],
       ],
-      's',
+      { on: 's' },
     );
     const again = (await knex()(TABLE).select('s', 'n').orderBy('n')) as {
       s: string;
@@ -97,6 +97,19 @@ describe.each(testDatabases())('bulk row writes on %s', (client) => {
     expect(again).toHaveLength(strings.length + 1);
     expect(again.find((row) => row.s === 'plain')?.n).toEqual(0);
     expect(again.find((row) => row.s === 'new one')).toBeDefined();
+    // Or renews one column of the stored row when it holds less than a bound: 'plain' has n = 0
+    const renewN = (n: number, s = 'plain') =>
+      write([[s, n, false, null, null, 0, 0]], { on: 's', renew: { column: 'n', below: 10 } });
+    const storedAs = async (s: string) =>
+      (await knex()(TABLE).where('s', s).select('n', 'flag')) as { n: unknown; flag: unknown }[];
+    await renewN(50);
+    expect((await storedAs('plain')).map((row) => Number(row.n))).toEqual([50]);
+    expect(Boolean((await storedAs('plain'))[0]!.flag)).toBe(true); // the other columns kept
+    await renewN(70); // 50 is not below 10: left as it is
+    expect((await storedAs('plain')).map((row) => Number(row.n))).toEqual([50]);
+    await renewN(102, 'renewed new');
+    expect((await storedAs('renewed new')).map((row) => Number(row.n))).toEqual([102]);
+    await knex()(TABLE).where('s', 'renewed new').delete();
     // An undefined value is refused, and nothing of its statement is written
     await expect(write([['undefined', undefined, true, null, null, 0, 0]])).rejects.toThrow(
       /undefined/i,

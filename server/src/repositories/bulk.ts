@@ -12,20 +12,51 @@ interface AttributeMeta {
 }
 
 /**
- * `insert into T (c…) values (?…), (?…)…` for `rows` rows: one multi-row VALUES statement on every
- * database (knex writes SQLite's multi-row insert as a UNION ALL of SELECTs, which SQLite parses
- * and plans several times slower, and its compiler re-wraps every column of every row). With
- * `ignoreOn`, a row whose value of that unique column is already stored is skipped.
+ * What an insert does with a row whose value of the unique column `on` is stored already: skip it,
+ * or with `renew`, keep the stored row but set its `column` to the new row's value when the stored
+ * one is below `below` (the touch of a stored text, renewed when stale).
  */
-function insertSql(client: string, columns: number, rows: number, ignoreOn: boolean): string {
+export interface OnConflict {
+  on: string;
+  renew?: { column: string; below: number };
+}
+
+/**
+ * `insert into T (c…) values (?…), (?…)…` for `rows` rows: one multi-row VALUES statement (knex
+ * writes SQLite's multi-row insert as a UNION ALL of SELECTs, which SQLite parses and plans
+ * several times slower, and its compiler re-wraps every column of every row), then what a
+ * conflict on the unique column does. Its identifiers and the `below` value follow the rows'
+ * values in the bindings (`conflictBindings`).
+ */
+function insertSql(client: string, columns: number, rows: number, conflict?: OnConflict): string {
   const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
-  const ignore = ignoreOn && client === 'mysql';
   return [
-    ignore ? 'insert ignore into ??' : 'insert into ??',
+    conflict && !conflict.renew && client === 'mysql' ? 'insert ignore into ??' : 'insert into ??',
     `(${new Array<string>(columns).fill('??').join(', ')})`,
     `values ${new Array<string>(rows).fill(row).join(', ')}`,
-    ignoreOn && !ignore ? 'on conflict (??) do nothing' : '',
+    conflictSql(client, conflict),
   ].join(' ');
+}
+
+/** The clause after the rows of an insert for what `conflict` asks (MySQL's ignore is a prefix). */
+function conflictSql(client: string, conflict?: OnConflict): string {
+  if (!conflict) return '';
+  if (client === 'mysql')
+    return conflict.renew ? 'on duplicate key update ?? = if(?? < ?, values(??), ??)' : '';
+  return conflict.renew
+    ? 'on conflict (??) do update set ?? = excluded.?? where ??.?? < ?'
+    : 'on conflict (??) do nothing';
+}
+
+/** The bindings of `conflictSql`'s placeholders. */
+function conflictBindings(client: string, table: string, conflict?: OnConflict): unknown[] {
+  if (!conflict) return [];
+  const renew = conflict.renew;
+  if (client === 'mysql')
+    return renew ? [renew.column, renew.column, renew.below, renew.column, renew.column] : [];
+  return renew
+    ? [conflict.on, renew.column, renew.column, table, renew.column, renew.below]
+    : [conflict.on];
 }
 
 /** What the plugin uses of a better-sqlite3 connection and its prepared statements. */
@@ -119,7 +150,7 @@ const FIRST_ANALYZE = 2_000;
  * 30,000 rows) per table in a first build of 100k articles, none in an everyday build. A database
  * user that does not own the tables gets a warning from PostgreSQL, not an error.
  */
-export async function analyzeAsItGrows(trx: Knex, table: string, rows: number): Promise<void> {
+async function analyzeAsItGrows(trx: Knex, table: string, rows: number): Promise<void> {
   const database = databaseOf(trx);
   let tables = analyzed.get(database);
   if (!tables) analyzed.set(database, (tables = new Map()));
@@ -142,7 +173,7 @@ async function insertUnnest(
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
-  ignoreOn?: string,
+  conflict?: OnConflict,
 ): Promise<void> {
   const types = await columnTypes(trx, table);
   const casts = columns.map((column) => {
@@ -151,8 +182,9 @@ async function insertUnnest(
     return `?::${type}[]`;
   });
   const sql =
-    `insert into ?? (${columns.map(() => '??').join(', ')}) select * from unnest(${casts.join(', ')})` +
-    (ignoreOn ? ' on conflict (??) do nothing' : '');
+    `insert into ?? (${columns.map(() => '??').join(', ')}) select * from unnest(${casts.join(', ')}) ` +
+    conflictSql('postgres', conflict);
+  const after = conflictBindings('postgres', table, conflict);
   for (let i = 0; i < rows.length; i += UNNEST_CHUNK) {
     const chunk = rows.slice(i, i + UNNEST_CHUNK);
     const arrays = columns.map((_, c) =>
@@ -162,14 +194,15 @@ async function insertUnnest(
         return value;
       }),
     );
-    await trx.raw(sql, [table, ...columns, ...arrays, ...(ignoreOn ? [ignoreOn] : [])]);
+    await trx.raw(sql, [table, ...columns, ...arrays, ...after]);
   }
   await analyzeAsItGrows(trx, table, rows.length);
 }
 
 /**
  * Insert `rows` (values in the order of `columns`) into `table` in chunks, in the transaction
- * `trx`; with `ignoreOn` (a unique column) rows whose value is already stored are skipped.
+ * `trx`; with `conflict`, a row whose value of a unique column is already stored is skipped or
+ * renews that row (OnConflict). Rows of one call must not repeat a unique value.
  */
 export async function insertRows(
   trx: Knex,
@@ -177,31 +210,40 @@ export async function insertRows(
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
-  ignoreOn?: string,
+  conflict?: OnConflict,
 ): Promise<void> {
   if (rows.length === 0) return;
   const sqlite = client === 'sqlite' ? await nativeSqlite(trx) : null;
   if (sqlite) {
+    const renew = conflict?.renew;
     const sql =
       `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) ` +
       `values (${columns.map(() => '?').join(', ')})` +
-      (ignoreOn ? ` on conflict (${quoted(ignoreOn)}) do nothing` : '');
+      (!conflict
+        ? ''
+        : renew
+          ? ` on conflict (${quoted(conflict.on)}) do update set ${quoted(renew.column)} = excluded.${quoted(renew.column)} where ${quoted(table)}.${quoted(renew.column)} < ?`
+          : ` on conflict (${quoted(conflict.on)}) do nothing`);
     let statements = preparedInserts.get(sqlite);
     if (!statements) preparedInserts.set(sqlite, (statements = new Map()));
     let statement = statements.get(sql);
     if (!statement) statements.set(sql, (statement = sqlite.prepare(sql)));
-    for (const row of rows) statement.run(row.map(sqliteValue));
+    for (const row of rows) {
+      const values = row.map(sqliteValue);
+      if (renew) values.push(renew.below);
+      statement.run(values);
+    }
     return;
   }
-  if (client === 'postgres') return insertUnnest(trx, table, columns, rows, ignoreOn);
+  if (client === 'postgres') return insertUnnest(trx, table, columns, rows, conflict);
+  const after = conflictBindings(client, table, conflict);
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    const identifiers = ignoreOn && client !== 'mysql' ? [ignoreOn] : [];
-    await trx.raw(insertSql(client, columns.length, chunk.length, ignoreOn !== undefined), [
+    await trx.raw(insertSql(client, columns.length, chunk.length, conflict), [
       table,
       ...columns,
       ...chunk.flat(),
-      ...identifiers,
+      ...after,
     ]);
   }
 }

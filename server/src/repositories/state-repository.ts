@@ -438,7 +438,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             tableOf(PENDING_STATE_UID),
             ['item_id', 'revision'],
             marked.map((row) => [String(row.item_id), Number(row.revision)]),
-            'item_id',
+            { on: 'item_id' },
           );
           await trx(stateTable).where('pending', true).update({ pending: false });
           if (marked.length > 0)
