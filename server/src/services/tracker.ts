@@ -45,13 +45,14 @@ export interface DocumentAction {
 /**
  * Documents compared per batch, each batch written in one transaction. Small enough that what a
  * batch allocates dies before V8 promotes it, large enough that its writes stay multi-row
- * statements. Larger batches wait on fewer commits (a journal sync each on SQLite): a 1k site's
- * first build, measured 2026-12-02, committed 117 times with 25 documents (1.2 s of syncs), 76
- * with 50 (0.6 s), 56 with 100 (0.4 s); but its peak RSS grew from +59-66 MB (25 or 50) to
- * +130-161 MB (100), and at 10k two runs with 50 peaked at +199 and +293 MB, one with 25 at
- * +171 MB (the goal is 150).
+ * statements. Larger batches wait on fewer commits: on SQLite's default rollback journal a commit
+ * syncs the journal and the database file, and at 10k articles the 400 commits of 25-document
+ * batches took 6.2 s of a 40 s first build (1.5 s with syncs turned off, to measure). Measured
+ * 2026-12-03 at 10k (first build, peak RSS growth, two runs each): 25 documents 44.3–44.4 s,
+ * +185/+291 MB; 50: 36.8–39.4 s, +232/+268 MB; 100: 33.1–34.4 s, +270/+303 MB. At 1k 25 and 50
+ * are alike (2.6–2.9 s, +63–69 MB); 100 peaked at +130–161 MB there on 2026-12-02.
  */
-const BATCH = 25;
+const BATCH = 50;
 /** The query builder Strapi's database runs on, as a transaction hands it out. */
 type Connection = Core.Strapi['db']['connection'];
 
