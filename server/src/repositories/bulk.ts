@@ -24,39 +24,62 @@ export interface OnConflict {
 /**
  * `insert into T (c…) values (?…), (?…)…` for `rows` rows: one multi-row VALUES statement (knex
  * writes SQLite's multi-row insert as a UNION ALL of SELECTs, which SQLite parses and plans
- * several times slower, and its compiler re-wraps every column of every row), then what a
- * conflict on the unique column does. Its identifiers and the `below` value follow the rows'
- * values in the bindings (`conflictBindings`).
+ * several times slower, and its compiler re-wraps every column of every row), then `conflict`,
+ * the clause conflictClause wrote (its bindings follow the rows' values).
  */
-function insertSql(client: string, columns: number, rows: number, conflict?: OnConflict): string {
+function insertSql(
+  columns: number,
+  rows: number,
+  conflict: { ignore: boolean; sql: string },
+): string {
   const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
   return [
-    conflict && !conflict.renew && client === 'mysql' ? 'insert ignore into ??' : 'insert into ??',
+    conflict.ignore ? 'insert ignore into ??' : 'insert into ??',
     `(${new Array<string>(columns).fill('??').join(', ')})`,
     `values ${new Array<string>(rows).fill(row).join(', ')}`,
-    conflictSql(client, conflict),
+    conflict.sql,
   ].join(' ');
 }
 
-/** The clause after the rows of an insert for what `conflict` asks (MySQL's ignore is a prefix). */
-function conflictSql(client: string, conflict?: OnConflict): string {
-  if (!conflict) return '';
+/**
+ * The clause after an insert's rows for what `conflict` asks, with its bindings in the order of
+ * its placeholders; `ignore` when MySQL skips the row by the `insert ignore` prefix instead.
+ * Identifiers are `??` bindings for knex, or written in place by `quote` (a prepared statement).
+ */
+function conflictClause(
+  client: string,
+  table: string,
+  conflict: OnConflict | undefined,
+  quote?: (name: string) => string,
+): { ignore: boolean; sql: string; bindings: unknown[] } {
+  const bindings: unknown[] = [];
+  if (!conflict) return { ignore: false, sql: '', bindings };
+  const name = (identifier: string) => {
+    if (quote) return quote(identifier);
+    bindings.push(identifier);
+    return '??';
+  };
+  const value = (bound: unknown) => {
+    bindings.push(bound);
+    return '?';
+  };
+  const { on, renew } = conflict;
+  // (template parts are evaluated left to right: the bindings follow the placeholders)
   if (client === 'mysql')
-    return conflict.renew ? 'on duplicate key update ?? = if(?? < ?, values(??), ??)' : '';
-  return conflict.renew
-    ? 'on conflict (??) do update set ?? = excluded.?? where ??.?? < ?'
-    : 'on conflict (??) do nothing';
-}
-
-/** The bindings of `conflictSql`'s placeholders. */
-function conflictBindings(client: string, table: string, conflict?: OnConflict): unknown[] {
-  if (!conflict) return [];
-  const renew = conflict.renew;
-  if (client === 'mysql')
-    return renew ? [renew.column, renew.column, renew.below, renew.column, renew.column] : [];
-  return renew
-    ? [conflict.on, renew.column, renew.column, table, renew.column, renew.below]
-    : [conflict.on];
+    return renew
+      ? {
+          ignore: false,
+          sql: `on duplicate key update ${name(renew.column)} = if(${name(renew.column)} < ${value(renew.below)}, values(${name(renew.column)}), ${name(renew.column)})`,
+          bindings,
+        }
+      : { ignore: true, sql: '', bindings };
+  return {
+    ignore: false,
+    sql: renew
+      ? `on conflict (${name(on)}) do update set ${name(renew.column)} = excluded.${name(renew.column)} where ${name(table)}.${name(renew.column)} < ${value(renew.below)}`
+      : `on conflict (${name(on)}) do nothing`,
+    bindings,
+  };
 }
 
 /** What the plugin uses of a better-sqlite3 connection and its prepared statements. */
@@ -181,10 +204,10 @@ async function insertUnnest(
     if (!type) throw new Error(`no column "${column}" in table "${table}"`);
     return `?::${type}[]`;
   });
+  const clause = conflictClause('postgres', table, conflict);
   const sql =
     `insert into ?? (${columns.map(() => '??').join(', ')}) select * from unnest(${casts.join(', ')}) ` +
-    conflictSql('postgres', conflict);
-  const after = conflictBindings('postgres', table, conflict);
+    clause.sql;
   for (let i = 0; i < rows.length; i += UNNEST_CHUNK) {
     const chunk = rows.slice(i, i + UNNEST_CHUNK);
     const arrays = columns.map((_, c) =>
@@ -194,7 +217,7 @@ async function insertUnnest(
         return value;
       }),
     );
-    await trx.raw(sql, [table, ...columns, ...arrays, ...after]);
+    await trx.raw(sql, [table, ...columns, ...arrays, ...clause.bindings]);
   }
   await analyzeAsItGrows(trx, table, rows.length);
 }
@@ -215,35 +238,30 @@ export async function insertRows(
   if (rows.length === 0) return;
   const sqlite = client === 'sqlite' ? await nativeSqlite(trx) : null;
   if (sqlite) {
-    const renew = conflict?.renew;
+    const clause = conflictClause(client, table, conflict, quoted);
     const sql =
       `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) ` +
-      `values (${columns.map(() => '?').join(', ')})` +
-      (!conflict
-        ? ''
-        : renew
-          ? ` on conflict (${quoted(conflict.on)}) do update set ${quoted(renew.column)} = excluded.${quoted(renew.column)} where ${quoted(table)}.${quoted(renew.column)} < ?`
-          : ` on conflict (${quoted(conflict.on)}) do nothing`);
+      `values (${columns.map(() => '?').join(', ')}) ${clause.sql}`;
     let statements = preparedInserts.get(sqlite);
     if (!statements) preparedInserts.set(sqlite, (statements = new Map()));
     let statement = statements.get(sql);
     if (!statement) statements.set(sql, (statement = sqlite.prepare(sql)));
     for (const row of rows) {
       const values = row.map(sqliteValue);
-      if (renew) values.push(renew.below);
+      if (clause.bindings.length > 0) values.push(...clause.bindings);
       statement.run(values);
     }
     return;
   }
   if (client === 'postgres') return insertUnnest(trx, table, columns, rows, conflict);
-  const after = conflictBindings(client, table, conflict);
+  const clause = conflictClause(client, table, conflict);
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    await trx.raw(insertSql(client, columns.length, chunk.length, conflict), [
+    await trx.raw(insertSql(columns.length, chunk.length, clause), [
       table,
       ...columns,
       ...chunk.flat(),
-      ...after,
+      ...clause.bindings,
     ]);
   }
 }
