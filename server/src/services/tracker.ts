@@ -43,16 +43,19 @@ export interface DocumentAction {
 }
 
 /**
- * Documents compared per batch, each batch written in one transaction. Small enough that what a
- * batch allocates dies before V8 promotes it, large enough that its writes stay multi-row
- * statements. Larger batches wait on fewer commits: on SQLite's default rollback journal a commit
- * syncs the journal and the database file, and at 10k articles the 400 commits of 25-document
- * batches took 6.2 s of a 40 s first build (1.5 s with syncs turned off, to measure). Measured
- * 2026-12-03 at 10k (first build, peak RSS growth, two runs each): 25 documents 44.3–44.4 s,
- * +185/+291 MB; 50: 36.8–39.4 s, +232/+268 MB; 100: 33.1–34.4 s, +270/+303 MB. At 1k 25 and 50
- * are alike (2.6–2.9 s, +63–69 MB); 100 peaked at +130–161 MB there on 2026-12-02.
+ * Documents compared per batch, each batch written in one transaction. Larger batches wait on
+ * fewer commits: on SQLite's default rollback journal a commit syncs the journal and the database
+ * file (at 10k articles the 400 commits of 25-document batches took 6.2 s of a 40 s first build;
+ * 1.5 s with syncs turned off, to measure). What a batch holds is promoted to V8's old generation
+ * at any of these sizes (at 1k, 0.65 MB a batch of 25, 2.3 MB of 50, 7 MB of 100), and the peak
+ * RSS of a 10k first build is where V8 lets that generation grow before it collects, not the
+ * batch: with a full collection forced every 20 batches (diagnosis) it stayed at +116 MB. First
+ * build at 10k, SQLite, measured 2026-12-03 (time, peak RSS growth): 50 documents 29.7–31.9 s,
+ * +305–323 MB; 100: 28.9–29.1 s, +227–304 MB; 200: 27.3–28.9 s, +241–335 MB. A batch holds the
+ * database's write lock while its statements run, not while it is drafted: twice the rows per
+ * transaction is twice as long a wait for a publish that arrives meanwhile.
  */
-const BATCH = 50;
+const BATCH = 100;
 /** The query builder Strapi's database runs on, as a transaction hands it out. */
 type Connection = Core.Strapi['db']['connection'];
 
