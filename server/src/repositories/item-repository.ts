@@ -198,6 +198,11 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return result;
     },
 
+    /** Whether any version is open (valid in the next snapshot, whichever was published last). */
+    async anyOpen(): Promise<boolean> {
+      return (await query().findOne({ where: { seq_to: OPEN_SNAPSHOT }, select: ['id'] })) !== null;
+    },
+
     /** Whether any version is valid in snapshot S: none is when the versions were lost behind the plugin's back. */
     async anyValidIn(snapshot: number): Promise<boolean> {
       return (await query().findOne({ where: validIn(snapshot), select: ['id'] })) !== null;

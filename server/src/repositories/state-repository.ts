@@ -496,6 +496,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         .delete();
     },
 
+    /** Whether any alias is recorded. */
+    async anyAlias(): Promise<boolean> {
+      return (await aliases().findOne({ select: ['id'] })) !== null;
+    },
+
+    /** Whether the changelog holds any entry. */
+    async anyChangelog(): Promise<boolean> {
+      return (await changelog().findOne({ select: ['id'] })) !== null;
+    },
+
     /** Recent changelog per item, newest first, at most `perItem` each. */
     async recentChangelog(
       itemIds: readonly string[],
@@ -607,6 +617,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       entries: readonly ChangelogRecord[],
       renames: readonly AliasRecord[] = [],
       compared: readonly ComparedSource[] = [],
+      {
+        noAliases = false,
+      }: {
+        /**
+         * None of the states written existed and the aliases were empty when their comparison
+         * began: an alias is made of a renamed item's id, whose state exists, so none of theirs
+         * can be one (a first build writes no alias deletes).
+         */
+        noAliases?: boolean;
+      } = {},
     ): Promise<void> {
       if (writes.length === 0 && entries.length === 0 && compared.length === 0) return;
       await strapi.db.transaction(async () => {
@@ -640,7 +660,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         const refsOf = (i: number) => ({ data: keys[2 * i]!, content: keys[2 * i + 1]! });
         // An id that is live again is no longer an alias; a renamed one becomes one.
         const live = writes.filter((w) => !w.state.removed).map((w) => w.state.itemId);
-        const replaced = [...live, ...renames.map((r) => r.oldId)];
+        const replaced = [...(noAliases ? [] : live), ...renames.map((r) => r.oldId)];
         for (let i = 0; i < replaced.length; i += WRITE_BATCH) {
           await aliases().deleteMany({
             where: { old_id: { $in: replaced.slice(i, i + WRITE_BATCH) } },

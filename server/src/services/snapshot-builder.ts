@@ -216,6 +216,9 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
 
     const seq = (previous?.seq ?? 0) + 1;
     await items.discardUnpublished(seq);
+    // Before the first snapshot no version is open (none can be, unless rows were left behind):
+    // its pending states are not looked up for one, a query per 200 of them.
+    const anyOpen = previous !== null || (await items.anyOpen());
     // Written a batch at a time (memory stays flat on large sites): rows of snapshot `seq` are
     // invisible until it is published, and an interrupted build's are discarded by the next.
     const settled: { itemId: string; revision: number }[] = [];
@@ -233,7 +236,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       if (batch.length === 0) break;
       after = batch[batch.length - 1]!.itemId;
       const open = new Map(
-        (await items.openFor(batch.map((s) => s.itemId))).map((v) => [v.itemId, v]),
+        anyOpen ? (await items.openFor(batch.map((s) => s.itemId))).map((v) => [v.itemId, v]) : [],
       );
       let inserts: NewItemVersion[] = [];
       let closes: number[] = [];

@@ -14,7 +14,7 @@ import {
   type StateWrite,
   type TrackedState,
 } from '../core/tracking';
-import type { EntrySource, ItemDraft } from '../core/types';
+import type { ChangelogEntry, EntrySource, ItemDraft } from '../core/types';
 import type { DirtyMark } from '../repositories/dirty-repository';
 import {
   StateConflictError,
@@ -269,6 +269,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     documents: readonly DocumentRead[],
     cause?: string,
     before?: readonly StoredTrackedState[],
+    noChangelogBefore = false,
   ) {
     const all =
       before ??
@@ -286,7 +287,13 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * DAY_MS).toISOString();
     const ids = new Set(all.map((s) => s.itemId));
     for (const document of documents) for (const draft of document.drafts) ids.add(draft.id);
-    const recent = await states.recentChangelog([...ids], since, ITEM_CHANGELOG_MAX);
+    // Items without states have no changelog of their own: the tracker writes an item's changelog
+    // with its state, so only entries older than every state (`noChangelogBefore`: the changelog
+    // was empty when this comparison began) could be theirs. A first build asks for none.
+    const recent =
+      noChangelogBefore && all.length === 0
+        ? new Map<string, ChangelogEntry[]>()
+        : await states.recentChangelog([...ids], since, ITEM_CHANGELOG_MAX);
     const print = settings().policyFingerprint();
     const result = {
       writes: [] as StateWrite[],
@@ -377,7 +384,16 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     {
       before,
       skipUnchanged = false,
-    }: { before?: readonly StoredTrackedState[]; skipUnchanged?: boolean } = {},
+      noChangelogBefore = false,
+      noAliasesBefore = false,
+    }: {
+      before?: readonly StoredTrackedState[];
+      skipUnchanged?: boolean;
+      /** The changelog was empty when this comparison began (see diffDocuments). */
+      noChangelogBefore?: boolean;
+      /** No alias was recorded when this comparison began (see the states' `write`). */
+      noAliasesBefore?: boolean;
+    } = {},
   ): Promise<{
     changed: number;
     failures: TrackFailure[];
@@ -407,6 +423,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         }),
         cause,
         known,
+        noChangelogBefore,
       );
     try {
       const known = before ?? (await states.forDocuments(type.uid, batch));
@@ -434,7 +451,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         documentId,
         hash: byDocument.get(documentId)!.length > 0 ? hashes.get(documentId)! : null,
       }));
-      await states.write(diff.writes, diff.changelog, diff.aliases, compared);
+      await states.write(diff.writes, diff.changelog, diff.aliases, compared, {
+        noAliases: noAliasesBefore && known.length === 0,
+      });
       return { changed: diff.changed, failures, unchanged };
     } catch (error) {
       if (!(error instanceof StateConflictError)) {
@@ -793,6 +812,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       let unchanged = 0;
       const failures: TrackFailure[] = [];
       const seen = new Set<string>();
+      const noChangelogBefore = !(await states.anyChangelog());
+      const noAliasesBefore = !(await states.anyAlias());
       // Streamed a batch of documents at a time, so memory does not grow with the site: each
       // locale's published entries in document order; a document first met in one locale is
       // compared with its entries of every locale, read for its batch.
@@ -814,7 +835,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             scope,
             await entriesOf(type, scope, ids, { lang, entries: first }),
             cause,
-            { skipUnchanged: true },
+            { skipUnchanged: true, noChangelogBefore, noAliasesBefore },
           );
           changed += result.changed;
           unchanged += result.unchanged;
