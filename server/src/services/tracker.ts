@@ -287,9 +287,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * DAY_MS).toISOString();
     const ids = new Set(all.map((s) => s.itemId));
     for (const document of documents) for (const draft of document.drafts) ids.add(draft.id);
-    // Items without states have no changelog of their own: the tracker writes an item's changelog
-    // with its state, so only entries older than every state (`noChangelogBefore`: the changelog
-    // was empty when this comparison began) could be theirs. A first build asks for none.
+    // The tracker writes an item's changelog in the transaction that writes its state, so an item
+    // without a state has entries only if its state was lost behind the plugin's back — and none
+    // when the changelog was empty as this comparison began (`noChangelogBefore`). A first build
+    // asks for none.
     const recent =
       noChangelogBefore && all.length === 0
         ? new Map<string, ChangelogEntry[]>()
