@@ -268,6 +268,16 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
+    /**
+     * Delete versions the build being made wrote and no snapshot has published (a first build's
+     * version of an item published again while the build ran): closing one would leave an empty
+     * range.
+     */
+    async discard(rowIds: readonly number[]): Promise<void> {
+      for (let i = 0; i < rowIds.length; i += WRITE_BATCH)
+        await query().deleteMany({ where: { id: { $in: rowIds.slice(i, i + WRITE_BATCH) } } });
+    },
+
     /** Keyset page of snapshot S in item-id order; `limit + 1` rows tell whether more follow. */
     async page(q: PageQuery): Promise<ServedRow[]> {
       return servedPage({ ...validIn(q.snapshot), ...keysetFilters(q.after, q) }, q.limit);

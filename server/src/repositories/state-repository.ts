@@ -496,6 +496,29 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         .delete();
     },
 
+    /** Whether any state is recorded (none is before a site's first build). */
+    async anyState(): Promise<boolean> {
+      return (await states().findOne({ select: ['id'] })) !== null;
+    },
+
+    /**
+     * Before the first snapshot every state waits for a build: the states without a pending row
+     * (what a first build that published as it tracked wrote before it was interrupted) wait
+     * again, under no known policy, so that the next build computes them again before it
+     * publishes them. One statement.
+     */
+    async pendAllUnpublished(): Promise<void> {
+      const knex = strapi.db.connection;
+      const pendingTable = tableOf(PENDING_STATE_UID);
+      await knex
+        .into(knex.raw('?? (??, ??)', [pendingTable, 'item_id', 'revision']))
+        .insert(
+          knex(tableOf(FRAGMENT_STATE_UID))
+            .select('item_id', 'revision')
+            .whereNotExists(pendingRowOfState()),
+        );
+    },
+
     /** Whether any alias is recorded. */
     async anyAlias(): Promise<boolean> {
       return (await aliases().findOne({ select: ['id'] })) !== null;
@@ -619,6 +642,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       compared: readonly ComparedSource[] = [],
       {
         noAliases = false,
+        published,
       }: {
         /**
          * None of the states written existed and the aliases were empty when their comparison
@@ -626,6 +650,14 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
          * can be one (a first build writes no alias deletes).
          */
         noAliases?: boolean;
+        /**
+         * A first build publishing as it tracks: these states are made versions by `insert`, in
+         * the same transaction, given their stored texts' keys, and wait for no build.
+         */
+        published?: {
+          itemIds: ReadonlySet<string>;
+          insert(refs: ReadonlyMap<string, { dataRef: string; contentRef: string }>): Promise<void>;
+        };
       } = {},
     ): Promise<void> {
       if (writes.length === 0 && entries.length === 0 && compared.length === 0) return;
@@ -692,7 +724,15 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             if (Number(result.count) !== 1) throw new StateConflictError(state.itemId);
           }
         }
-        // Each state written waits for the next build at its new revision.
+        if (published) {
+          const refs = new Map<string, { dataRef: string; contentRef: string }>();
+          writes.forEach(({ state }, i) => {
+            if (published.itemIds.has(state.itemId))
+              refs.set(state.itemId, { dataRef: refsOf(i).data, contentRef: refsOf(i).content });
+          });
+          await published.insert(refs);
+        }
+        // Each state written waits for the next build at its new revision (one published now, no build).
         const rewritten = writes.flatMap((w) =>
           w.expectedRevision === null ? [] : [w.state.itemId],
         );
@@ -703,11 +743,17 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         await bulkInsert(
           strapi,
           PENDING_STATE_UID,
-          writes.map(({ state }) => ({
-            item_id: state.itemId,
-            revision: state.revision,
-            policy_print: state.policyPrint ?? null,
-          })),
+          writes.flatMap(({ state }) =>
+            published?.itemIds.has(state.itemId)
+              ? []
+              : [
+                  {
+                    item_id: state.itemId,
+                    revision: state.revision,
+                    policy_print: state.policyPrint ?? null,
+                  },
+                ],
+          ),
         );
         await bulkInsert(strapi, CHANGELOG_UID, entries.map(toChangelogRow));
       });

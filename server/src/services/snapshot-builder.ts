@@ -9,7 +9,7 @@ import { BLOB_GRACE_MS } from '../repositories/blob-repository';
 import { extend } from '../core/objects';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
-import type { TrackFailure } from './tracker';
+import type { FirstPublish, TrackFailure } from './tracker';
 import type { PolicyCandidate } from './policy';
 
 export interface RebuildOptions {
@@ -184,6 +184,19 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         };
       }
     }
+    const seq = (previous?.seq ?? 0) + 1;
+    // Rows of snapshot `seq` are invisible until it is published; an interrupted build's go here.
+    await items.discardUnpublished(seq);
+    const changes = { added: 0, changed: 0, removed: 0 };
+    /** Items per type gained (+) or lost (−) against the previous snapshot. */
+    const countDelta = new Map<string, number>();
+    const count = (type: string, by: number) =>
+      countDelta.set(type, (countDelta.get(type) ?? 0) + by);
+    const changedPages = new Set<string>();
+    /** The page of an item, from its data. */
+    const pageOf = (data: StoredTrackedState['data']) =>
+      String(data.signals?.canonical ?? data.url);
+    let written = 0;
     if (!previous || options.full || stored !== print) {
       // The changelog says where the change came from: config/plugins or the Settings page.
       const fileChanged = storedFile !== null && storedFile !== filePrint;
@@ -193,7 +206,25 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
             ? 'plugin config changed (config/plugins)'
             : 'site settings changed'
           : undefined;
-      const result = await getService(strapi, 'tracker').reconcileAll(cause);
+      // A site's first build publishes as it tracks (no state yet: nothing else can have been
+      // compared); states without a snapshot (an interrupted first build) all wait again.
+      let publish: FirstPublish | undefined;
+      if (!previous) {
+        if (await states.anyState()) await states.pendAllUnpublished();
+        else
+          publish = {
+            seq,
+            print,
+            fence,
+            published: (state) => {
+              changes.added += 1;
+              count(state.type, 1);
+              changedPages.add(pageOf(state.data));
+              written += 1;
+            },
+          };
+      }
+      const result = await getService(strapi, 'tracker').reconcileAll(cause, publish);
       failures.push(...result.failures);
       await store.set(FINGERPRINT_KEY, print);
     }
@@ -214,22 +245,12 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     }
 
-    const seq = (previous?.seq ?? 0) + 1;
-    await items.discardUnpublished(seq);
     // Before the first snapshot no version is open (none can be, unless rows were left behind):
     // its pending states are not looked up for one, a query per 200 of them.
     const anyOpen = previous !== null || (await items.anyOpen());
-    // Written a batch at a time (memory stays flat on large sites): rows of snapshot `seq` are
-    // invisible until it is published, and an interrupted build's are discarded by the next.
+    // Written a batch at a time (memory stays flat on large sites).
     const settled: { itemId: string; revision: number }[] = [];
-    const changes = { added: 0, changed: 0, removed: 0 };
-    /** Items per type gained (+) or lost (−) against the previous snapshot. */
-    const countDelta = new Map<string, number>();
-    const count = (type: string, by: number) =>
-      countDelta.set(type, (countDelta.get(type) ?? 0) + by);
-    const changedPages = new Set<string>();
     let heldBack = 0;
-    let written = 0;
     let after = '';
     for (;;) {
       const batch = await states.pending(PENDING_BATCH, after);
@@ -242,11 +263,13 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       let closes: number[] = [];
       let batchSettled: { itemId: string; revision: number }[] = [];
       const closeOf = new Map<string, number>();
-      /** What the policy check reads of each insert's data. */
+      /**
+       * Versions this build wrote as it tracked (a first build), replaced: discarded, not closed
+       * (an empty range), and their items still count as added, not changed.
+       */
+      const ownRows = new Set<number>();
+      /** What the policy check reads of each insert's data (decoded once per state). */
       const dataOf = new Map<string, PolicyCandidate['data']>();
-      /** The page of an item, from its data (decoded once per state: the read does not keep it). */
-      const pageOf = (data: StoredTrackedState['data']) =>
-        String(data.signals?.canonical ?? data.url);
       for (const state of batch) {
         if (state.policyPrint !== print) {
           // Never publish a licence or usage computed under another policy: it waits, pending.
@@ -255,10 +278,12 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         }
         batchSettled.push({ itemId: state.itemId, revision: state.revision });
         const current = open.get(state.itemId);
+        if (current?.seqFrom === seq) ownRows.add(current.rowId);
         if (state.removed) {
           if (current) {
             closes.push(current.rowId);
-            changes.removed += 1;
+            if (ownRows.has(current.rowId)) changes.added -= 1;
+            else changes.removed += 1;
             count(state.type, -1);
             changedPages.add(pageOf(state.data));
           }
@@ -275,7 +300,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         if (current) {
           closes.push(current.rowId);
           closeOf.set(state.itemId, current.rowId);
-          changes.changed += 1;
+          if (!ownRows.has(current.rowId)) changes.changed += 1;
         } else {
           changes.added += 1;
           count(state.type, 1);
@@ -298,8 +323,10 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       if (refused.size > 0) {
         const refusedVersions = inserts.filter((v) => refused.has(v.itemId));
         for (const version of refusedVersions) {
-          if (closeOf.has(version.itemId)) changes.changed -= 1;
-          else {
+          const replaced = closeOf.get(version.itemId);
+          if (replaced !== undefined) {
+            if (!ownRows.has(replaced)) changes.changed -= 1;
+          } else {
             changes.added -= 1;
             count(version.type, -1);
           }
@@ -329,7 +356,11 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       if (inserts.length > 0 || closes.length > 0) {
         // Fencing: only the lease holder writes the snapshot.
         await fence();
-        await items.close(closes, seq);
+        await items.close(
+          closes.filter((rowId) => !ownRows.has(rowId)),
+          seq,
+        );
+        await items.discard(closes.filter((rowId) => ownRows.has(rowId)));
         await items.insert(inserts);
         written += inserts.length + closes.length;
       }

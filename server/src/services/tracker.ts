@@ -26,6 +26,7 @@ import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
 import type { EnabledType } from './config';
+import { LeaseLostError } from './snapshot-builder';
 
 const MAX_ATTEMPTS = 6;
 
@@ -99,6 +100,22 @@ export interface DocumentPreview {
   changelog: ChangelogRecord[];
 }
 
+/**
+ * A first build publishing as it tracks (docs/protocol.md §5): each new state computed under the
+ * build's policy, and passing the policy check, is made a version of snapshot `seq` in the
+ * transaction that writes it, instead of waiting for the builder to read it back and publish it.
+ * Whatever else the comparison writes waits, pending, as in any build.
+ */
+export interface FirstPublish {
+  seq: number;
+  /** The policy the build publishes under. */
+  print: string;
+  /** Throws when this instance no longer holds the build lease (nothing is written then). */
+  fence(): Promise<void>;
+  /** Told of each state made a version, once its transaction has committed. */
+  published(state: TrackedState): void;
+}
+
 /** A document that could not be tracked (kept at its previous state). */
 export interface TrackFailure {
   uid: string;
@@ -127,6 +144,7 @@ export interface TrackResult {
 export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   const sources = repositories(strapi).sources;
   const states = repositories(strapi).states;
+  const items = repositories(strapi).items;
   const settings = () => getService(strapi, 'config');
   /** One tracking run per document at a time in this process. */
   const queues = new Map<string, Promise<unknown>>();
@@ -387,8 +405,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       skipUnchanged = false,
       noChangelogBefore = false,
       noAliasesBefore = false,
+      publish,
     }: {
       before?: readonly StoredTrackedState[];
+      /** A first build publishing as it tracks. */
+      publish?: FirstPublish;
       skipUnchanged?: boolean;
       /** The changelog was empty when this comparison began (see diffDocuments). */
       noChangelogBefore?: boolean;
@@ -452,11 +473,37 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         documentId,
         hash: byDocument.get(documentId)!.length > 0 ? hashes.get(documentId)! : null,
       }));
+      const published = publish ? await publishable(diff.writes, publish) : [];
       await states.write(diff.writes, diff.changelog, diff.aliases, compared, {
         noAliases: noAliasesBefore && known.length === 0,
+        published:
+          publish && published.length > 0
+            ? {
+                itemIds: new Set(published.map((state) => state.itemId)),
+                insert: (refs) =>
+                  items.insert(
+                    published.map((state) => ({
+                      itemId: state.itemId,
+                      seqFrom: publish.seq,
+                      type: state.type,
+                      lang: state.lang,
+                      parent: state.parent,
+                      sourceUid: state.sourceUid,
+                      sourceDocument: state.sourceDocument,
+                      state,
+                      stabilityPin: state.stabilityPin,
+                      stateRevision: state.revision,
+                      stored: refs.get(state.itemId)!,
+                    })),
+                  ),
+              }
+            : undefined,
       });
+      for (const state of published) publish!.published(state);
       return { changed: diff.changed, failures, unchanged };
     } catch (error) {
+      // Without the lease nothing more is written, one by one or otherwise.
+      if (error instanceof LeaseLostError) throw error;
       if (!(error instanceof StateConflictError)) {
         strapi.log.warn(
           `[sitemap-ai] a batch of ${batch.length} ${type.uid} documents is tracked one by one: ${messageOf(error)}`,
@@ -487,6 +534,31 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     }
     return { changed, failures, unchanged };
+  }
+
+  /**
+   * What a first build publishing as it tracks makes versions of now: new, live states computed
+   * under the build's policy that the policy check passes (the builder's check, run here; what it
+   * refuses waits, pending, and the builder refuses it again, recording why). Fenced: only the
+   * lease holder writes versions.
+   */
+  async function publishable(
+    writes: readonly StateWrite[],
+    publish: FirstPublish,
+  ): Promise<TrackedState[]> {
+    const fresh = writes.flatMap(({ state, expectedRevision }) =>
+      expectedRevision === null && !state.removed && state.policyPrint === publish.print
+        ? [state]
+        : [],
+    );
+    if (fresh.length === 0) return [];
+    const refused = await getService(strapi, 'policy').violations(
+      fresh.map((state) =>
+        extend(state, { data: { license: state.data.license, usage: state.data.usage } }),
+      ),
+    );
+    await publish.fence();
+    return fresh.filter((state) => !refused.has(state.itemId));
   }
 
   /** Track one document on its own; a failure is added to `failures`. Returns the items changed. */
@@ -801,7 +873,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
      * tracked document that is no longer published or enabled, with its
      * state. Used for the first build and after a change of settings.
      */
-    async reconcileAll(cause?: string): Promise<{
+    async reconcileAll(
+      cause?: string,
+      /** A first build publishing as it tracks (the builder's, before the first snapshot). */
+      publish?: FirstPublish,
+    ): Promise<{
       documents: number;
       changed: number;
       failures: TrackFailure[];
@@ -836,7 +912,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             scope,
             await entriesOf(type, scope, ids, { lang, entries: first }),
             cause,
-            { skipUnchanged: true, noChangelogBefore, noAliasesBefore },
+            { skipUnchanged: true, noChangelogBefore, noAliasesBefore, publish },
           );
           changed += result.changed;
           unchanged += result.unchanged;

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManifestItem } from '../../shared/contracts/manifest';
+import type { FirstPublish } from '../../server/src/services/tracker';
+import { crawl } from '../helpers/manifest';
+import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+
+/**
+ * A site's first build publishes as it tracks (docs/protocol.md §5): each new state is made a
+ * version of snapshot 1 in the transaction that writes it, and nothing waits for the builder to
+ * read it back. What that must not break: every item is served with the licence and usage the
+ * settings give, a first build interrupted after tracking is completed by the next one, and a
+ * publish that lands while the first build tracks is served, with no version of an empty range.
+ */
+const ARTICLE = 'api::article.article';
+/** What a first build of the seeded site starts from: the plugin's rows gone, content kept. */
+const PLUGIN_TABLES = [
+  'sitemap_ai_snapshots',
+  'sitemap_ai_fragment_states',
+  'sitemap_ai_pending_states',
+  'sitemap_ai_item_versions',
+  'sitemap_ai_changelog',
+  'sitemap_ai_source_hashes',
+  'sitemap_ai_aliases',
+  'sitemap_ai_texts',
+];
+
+interface VersionRow {
+  item_id: string;
+  seq_from: number | string;
+  seq_to: number | string;
+  state_revision: number | string | null;
+}
+
+describe.each(testDatabases())('a first build on %s', (client) => {
+  let app: TestApp;
+  /** What the seeded site serves after the first build made at its start, by item id. */
+  let expected: Map<string, ManifestItem>;
+  const knex = () => app.strapi.db.connection;
+  const builder = () => app.strapi.plugin('sitemap-ai').service('snapshot-builder');
+  const tracker = () => app.strapi.plugin('sitemap-ai').service('tracker');
+
+  let crawls = 0;
+  /**
+   * The items served, by id. Each crawl asks for pages of another size: a snapshot built again
+   * after the wipe is snapshot 1 once more, and its pages must not come from the cache of the one
+   * before.
+   */
+  async function served(): Promise<Map<string, ManifestItem>> {
+    crawls += 1;
+    const limit = String(40 + crawls);
+    return new Map((await crawl(app.http, { limit })).items.map((item) => [item.id, item]));
+  }
+
+  async function rowsOf(table: string): Promise<number> {
+    const [row] = (await knex()(table).count({ n: '*' })) as { n: number | string }[];
+    return Number(row!.n);
+  }
+
+  async function wipe(): Promise<void> {
+    for (const table of PLUGIN_TABLES) await knex()(table).delete();
+  }
+
+  /** Every item served is the one the start's first build served: id, licence, usage, checksum. */
+  function expectServedAsAtStart(now: Map<string, ManifestItem>): void {
+    expect([...now.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [id, item] of now) {
+      const before = expected.get(id)!;
+      expect({ id, license: item.license, usage: item.usage, checksum: item.checksum }).toEqual({
+        id,
+        license: before.license,
+        usage: before.usage,
+        checksum: before.checksum,
+      });
+    }
+  }
+
+  /** One open version per item, none of an empty range, none waiting after the build. */
+  async function expectVersionsSound(): Promise<VersionRow[]> {
+    const versions = (await knex()('sitemap_ai_item_versions').select(
+      'item_id',
+      'seq_from',
+      'seq_to',
+      'state_revision',
+    )) as VersionRow[];
+    for (const v of versions) expect(Number(v.seq_to)).toBeGreaterThan(Number(v.seq_from));
+    const open = versions.filter((v) => Number(v.seq_to) > 1e9).map((v) => v.item_id);
+    expect(new Set(open).size).toBe(open.length);
+    expect(await rowsOf('sitemap_ai_pending_states')).toBe(0);
+    return versions;
+  }
+
+  beforeAll(async () => {
+    app = await bootPlayground(client);
+    expected = await served();
+    expect(expected.size).toBeGreaterThan(20);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('publishes every item as it tracks it: served as before, each version at its state’s revision, nothing left waiting', async () => {
+    // Given the seeded site without any of the plugin's rows
+    await wipe();
+
+    // When the first build runs
+    const result = await builder().rebuild({ trigger: 'test' });
+
+    // Then snapshot 1 serves every item as the start's build did, all counted as added
+    expect(result.snapshot.seq).toBe(1);
+    expect(result.snapshot.changes).toEqual({ added: expected.size, changed: 0, removed: 0 });
+    expectServedAsAtStart(await served());
+    const versions = await expectVersionsSound();
+    const states = new Map(
+      (
+        (await knex()('sitemap_ai_fragment_states').select('item_id', 'revision')) as {
+          item_id: string;
+          revision: number | string;
+        }[]
+      ).map((s) => [s.item_id, Number(s.revision)]),
+    );
+    expect(versions).toHaveLength(expected.size);
+    for (const v of versions) expect(Number(v.state_revision)).toBe(states.get(v.item_id));
+  });
+
+  it('completes a first build that was interrupted after it tracked: every state waits again and is published', async () => {
+    // Given a first build that tracked the whole site, writing states and versions of snapshot 1,
+    // and stopped before it published the snapshot
+    await wipe();
+    const print = app.strapi.plugin('sitemap-ai').service('config').policyFingerprint() as string;
+    const publish: FirstPublish = {
+      seq: 1,
+      print,
+      fence: async () => undefined,
+      published: () => undefined,
+    };
+    await tracker().reconcileAll('interrupted', publish);
+    expect(await rowsOf('sitemap_ai_item_versions')).toBe(expected.size);
+    expect(await rowsOf('sitemap_ai_pending_states')).toBe(0);
+
+    // When the next build runs
+    const result = await builder().rebuild({ trigger: 'test' });
+
+    // Then it publishes snapshot 1 with every item, as the settings give them
+    expect(result.snapshot.seq).toBe(1);
+    expect(result.snapshot.itemCount).toBe(expected.size);
+    expectServedAsAtStart(await served());
+    await expectVersionsSound();
+  });
+
+  it('serves a publish that lands while the first build tracks, replacing the version the build had written', async () => {
+    // Given the seeded site without the plugin's rows, and an editor who publishes a new
+    // paragraph of an article once the first build has tracked the whole site
+    await wipe();
+    const service = tracker();
+    const reconcileAll = service.reconcileAll;
+    const documents = app.strapi.documents(ARTICLE as never) as unknown as {
+      findFirst(q: unknown): Promise<{ documentId: string; body: string }>;
+      update(q: unknown): Promise<unknown>;
+      publish(q: unknown): Promise<unknown>;
+    };
+    const draft = await documents.findFirst({
+      filters: { slug: 'geo-index' },
+      locale: 'en',
+      status: 'draft',
+    });
+    const sentence = 'A paragraph published while the first build ran.';
+    service.reconcileAll = async (...args: Parameters<typeof reconcileAll>) => {
+      const result = await reconcileAll(...args);
+      await documents.update({
+        documentId: draft.documentId,
+        locale: 'en',
+        data: { body: `${draft.body}\n\n${sentence}\n` },
+      });
+      await documents.publish({ documentId: draft.documentId, locale: 'en' });
+      await service.flush();
+      return result;
+    };
+    let result;
+    try {
+      // When the first build runs
+      result = await builder().rebuild({ trigger: 'test' });
+    } finally {
+      service.reconcileAll = reconcileAll;
+    }
+
+    // Then snapshot 1 serves the published paragraph; every item counts as added, none changed
+    expect(result.snapshot.seq).toBe(1);
+    expect(result.snapshot.changes.changed).toBe(0);
+    expect(result.snapshot.changes.removed).toBe(0);
+    const now = await served();
+    expect(result.snapshot.changes.added).toBe(now.size);
+    const edited = [...now.values()].filter(
+      (item) =>
+        item.id.startsWith('article:geo-index:en') &&
+        item.checksum !== expected.get(item.id)?.checksum,
+    );
+    expect(edited.length).toBeGreaterThan(0);
+    const texts = await Promise.all(
+      edited.map(
+        async (item) => (await app.http.get(new URL(item.content_url!).pathname).expect(200)).text,
+      ),
+    );
+    expect(texts.some((text) => text.includes(sentence))).toBe(true);
+    // and no version is left with an empty range, one open per item, nothing waiting
+    await expectVersionsSound();
+  });
+});
