@@ -553,9 +553,14 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     );
     if (fresh.length === 0) return [];
     const refused = await getService(strapi, 'policy').violations(
-      fresh.map((state) =>
-        extend(state, { data: { license: state.data.license, usage: state.data.usage } }),
-      ),
+      fresh.map((state) => ({
+        itemId: state.itemId,
+        parent: state.parent,
+        sourceUid: state.sourceUid,
+        sourceDocument: state.sourceDocument,
+        lang: state.lang,
+        data: { license: state.data.license, usage: state.data.usage },
+      })),
     );
     await publish.fence();
     return fresh.filter((state) => !refused.has(state.itemId));
