@@ -625,6 +625,24 @@ async function underLoad() {
     }
     const first = await build;
     const buildMs = Math.round(performance.now() - started);
+    // The first snapshot as built under load: a version the build wrote as it tracked and a
+    // publish then replaced must be gone, not left open beside its successor or closed empty.
+    const versions = strapi.db.metadata.get('plugin::sitemap-ai.item-version').tableName;
+    const [{ n: emptyRanges }] = await strapi.db
+      .connection(versions)
+      .whereRaw('?? <= ??', ['seq_to', 'seq_from'])
+      .count({ n: '*' });
+    const [{ n: openTwice }] = await strapi.db.connection
+      .from(
+        strapi.db
+          .connection(versions)
+          .select('item_id')
+          .where('seq_to', '>', first.snapshot?.seq ?? 0)
+          .groupBy('item_id')
+          .havingRaw('count(*) > 1')
+          .as('twice'),
+      )
+      .count({ n: '*' });
     child.stdin.write('stop\n');
     await exited;
     child = null;
@@ -654,6 +672,8 @@ async function underLoad() {
       articlesEdited: last.size,
       lost,
       duplicateChangelogEntries: rows.length - keys.size,
+      firstSnapshotEmptyRanges: Number(emptyRanges),
+      firstSnapshotItemsOpenTwice: Number(openTwice),
       marksLeft: await strapi.db.query('plugin::sitemap-ai.dirty-mark').count(),
     };
   } finally {

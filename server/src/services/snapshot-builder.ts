@@ -230,18 +230,26 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     }
     if (storedFile !== filePrint) await store.set(FILE_FINGERPRINT_KEY, filePrint);
     await reconcileDirty(failures);
-    // Pending states computed under another policy (an interrupted re-compare, an instance
-    // that had not seen the latest Settings) are computed again under this one.
+    // Pending states computed under another policy (an interrupted re-compare or first build, an
+    // instance that had not seen the latest Settings) are computed again under this one, in
+    // batches as publishes are (after an interrupted first build, that is every document).
+    const stale = new Map<string, string[]>();
     for (const { uid, documentId } of await states.stalePendingDocuments(print)) {
+      const ids = stale.get(uid);
+      if (ids) ids.push(documentId);
+      else stale.set(uid, [documentId]);
+    }
+    for (const [uid, documentIds] of stale) {
       try {
-        await getService(strapi, 'tracker').trackDocument(
+        const result = await getService(strapi, 'tracker').trackDocuments(
           uid,
-          documentId,
+          documentIds,
           'recomputed under the current site policy',
         );
+        failures.push(...result.failures);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        failures.push({ uid, documentId, message });
+        failures.push(...documentIds.map((documentId) => ({ uid, documentId, message })));
       }
     }
 
