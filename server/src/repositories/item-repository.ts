@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
 import type { ManifestItem, StoredItemState } from '../core/types';
+import type { TrackedState } from '../core/tracking';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { SnapshotGoneError } from '../core/errors';
 import { readStoredItem, versionString } from '../core/items';
@@ -38,6 +39,27 @@ export interface NewItemVersion {
   stateRevision?: number;
   /** The item's data and canonical text: stored already (their keys), or to be stored. */
   stored: { dataRef: string; contentRef: string } | { data: ManifestItem; content: string };
+}
+
+/** The version of snapshot `seq` that publishes a tracked state, its texts `stored` as given. */
+export function versionOfState(
+  state: TrackedState,
+  seq: number,
+  stored: NewItemVersion['stored'],
+): NewItemVersion {
+  return {
+    itemId: state.itemId,
+    seqFrom: seq,
+    type: state.type,
+    lang: state.lang,
+    parent: state.parent,
+    sourceUid: state.sourceUid,
+    sourceDocument: state.sourceDocument,
+    state,
+    stabilityPin: state.stabilityPin,
+    stateRevision: state.revision,
+    stored,
+  };
 }
 
 export interface ServedRow {

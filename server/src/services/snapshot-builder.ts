@@ -2,7 +2,7 @@ import { DAY_MS, HOUR_MS } from '../../../shared/constants';
 import { repositories } from '../repositories';
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import { type NewItemVersion } from '../repositories/item-repository';
+import { type NewItemVersion, versionOfState } from '../repositories/item-repository';
 import { type SnapshotRecord } from '../repositories/snapshot-repository';
 import { type StoredTrackedState } from '../repositories/state-repository';
 import { BLOB_GRACE_MS } from '../repositories/blob-repository';
@@ -133,22 +133,13 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   function toVersion(state: StoredTrackedState, seq: number): NewItemVersion {
-    return {
-      itemId: state.itemId,
-      seqFrom: seq,
-      type: state.type,
-      lang: state.lang,
-      parent: state.parent,
-      sourceUid: state.sourceUid,
-      sourceDocument: state.sourceDocument,
+    return versionOfState(
       state,
-      stabilityPin: state.stabilityPin,
-      stateRevision: state.revision,
-      stored:
-        state.dataRef && state.contentRef
-          ? { dataRef: state.dataRef, contentRef: state.contentRef }
-          : { data: state.data, content: state.content },
-    };
+      seq,
+      state.dataRef && state.contentRef
+        ? { dataRef: state.dataRef, contentRef: state.contentRef }
+        : { data: state.data, content: state.content },
+    );
   }
 
   async function build(

@@ -27,6 +27,7 @@ import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
 import type { EnabledType } from './config';
 import { LeaseLostError } from './snapshot-builder';
+import { versionOfState } from '../repositories/item-repository';
 
 const MAX_ATTEMPTS = 6;
 
@@ -482,19 +483,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
                 itemIds: new Set(published.map((state) => state.itemId)),
                 insert: (refs) =>
                   items.insert(
-                    published.map((state) => ({
-                      itemId: state.itemId,
-                      seqFrom: publish.seq,
-                      type: state.type,
-                      lang: state.lang,
-                      parent: state.parent,
-                      sourceUid: state.sourceUid,
-                      sourceDocument: state.sourceDocument,
-                      state,
-                      stabilityPin: state.stabilityPin,
-                      stateRevision: state.revision,
-                      stored: refs.get(state.itemId)!,
-                    })),
+                    published.map((state) =>
+                      versionOfState(state, publish.seq, refs.get(state.itemId)!),
+                    ),
                   ),
               }
             : undefined,
