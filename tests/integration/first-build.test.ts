@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { FirstPublish } from '../../server/src/services/tracker';
-import { crawl } from '../helpers/manifest';
+import { API, crawl } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
 /**
@@ -12,6 +12,7 @@ import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
  * publish that lands while the first build tracks is served, with no version of an empty range.
  */
 const ARTICLE = 'api::article.article';
+const PAGE = 50;
 /** What a first build of the seeded site starts from: the plugin's rows gone, content kept. */
 const PLUGIN_TABLES = [
   'sitemap_ai_snapshots',
@@ -35,20 +36,20 @@ describe.each(testDatabases())('a first build on %s', (client) => {
   let app: TestApp;
   /** What the seeded site serves after the first build made at its start, by item id. */
   let expected: Map<string, ManifestItem>;
+  /** The ETag of the first manifest page of that snapshot 1. */
+  let startEtag: string;
   const knex = () => app.strapi.db.connection;
   const builder = () => app.strapi.plugin('sitemap-ai').service('snapshot-builder');
   const tracker = () => app.strapi.plugin('sitemap-ai').service('tracker');
 
-  let crawls = 0;
   /**
-   * The items served, by id. Each crawl asks for pages of another size: a snapshot built again
-   * after the wipe is snapshot 1 once more, and its pages must not come from the cache of the one
-   * before.
+   * The items served, by id, always in pages of the same size: a snapshot built again after the
+   * wipe is snapshot 1 once more, and its pages must not come from the cache of the one before.
    */
   async function served(): Promise<Map<string, ManifestItem>> {
-    crawls += 1;
-    const limit = String(40 + crawls);
-    return new Map((await crawl(app.http, { limit })).items.map((item) => [item.id, item]));
+    return new Map(
+      (await crawl(app.http, { limit: String(PAGE) })).items.map((item) => [item.id, item]),
+    );
   }
 
   async function rowsOf(table: string): Promise<number> {
@@ -93,6 +94,14 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     app = await bootPlayground(client);
     expected = await served();
     expect(expected.size).toBeGreaterThan(20);
+    startEtag = String(
+      (
+        await app.http
+          .get(`${API}/manifest`)
+          .query({ limit: String(PAGE) })
+          .expect(200)
+      ).headers.etag,
+    );
   });
 
   afterAll(async () => {
@@ -202,6 +211,13 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       ),
     );
     expect(texts.some((text) => text.includes(sentence))).toBe(true);
+    // and a client holding the first page of the old snapshot 1 gets the new one, not a 304
+    const revalidated = await app.http
+      .get(`${API}/manifest`)
+      .query({ limit: String(PAGE) })
+      .set('If-None-Match', startEtag);
+    expect(revalidated.status).toBe(200);
+    expect(revalidated.headers.etag).not.toBe(startEtag);
     // and no version is left with an empty range, one open per item, nothing waiting
     await expectVersionsSound();
   });

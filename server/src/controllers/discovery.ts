@@ -7,7 +7,7 @@ import { sha256Hex } from '../core/canonical';
 import { InvalidParameterError } from '../core/errors';
 import type { DiscoveryIndex } from '../services/discovery';
 import { getService } from '../utils/get-service';
-import { markServed, respondWithCache, respondWithMarkdown } from './http';
+import { markServed, respondWithCache, respondWithMarkdown, snapshotTag } from './http';
 
 /** The documents the root of the Strapi origin can answer (config `discovery.serveAtRoot`). */
 export type RootDocument = 'llms' | 'llms-full' | 'tdmrep' | 'sitemap' | 'robots';
@@ -27,7 +27,7 @@ export const createDiscoveryController = ({ strapi }: { strapi: Core.Strapi }) =
   /** ETag of a whole-site document: the snapshot, the policy and the discovery settings. */
   function etagOf(idx: DiscoveryIndex, name: string): string {
     const config = getService(strapi, 'config').config().discovery;
-    return `"s${idx.snapshot.seq}-${name}-${idx.fingerprint}-${sha256Hex(JSON.stringify(config)).slice(0, 12)}"`;
+    return `"${snapshotTag(idx.snapshot)}-${name}-${idx.fingerprint}-${sha256Hex(JSON.stringify(config)).slice(0, 12)}"`;
   }
 
   async function siteDocument(

@@ -18,6 +18,15 @@ export function markServed(
   };
 }
 
+/**
+ * What names a snapshot in validators and cache keys: its number and when it was built. The number
+ * alone repeats when the plugin's tables are emptied and the site is built anew from snapshot 1,
+ * and a client's validator of the old snapshot 1 must not be answered `304` for the new one.
+ */
+export function snapshotTag(snapshot: { seq: number; builtAt: string }): string {
+  return `s${snapshot.seq}.${Date.parse(snapshot.builtAt).toString(36)}`;
+}
+
 /** Does an If-None-Match header name this ETag (or `*`)? */
 export function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false;

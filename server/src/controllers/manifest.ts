@@ -13,7 +13,13 @@ import { MANIFEST_SCHEMA } from '../core/schema';
 import { manifestPageToXml } from '../core/xml';
 import { getService } from '../utils/get-service';
 import { sha256Hex } from '../core/canonical';
-import { markServed, matchesEtag, respondWithCache, respondWithMarkdown } from './http';
+import {
+  markServed,
+  matchesEtag,
+  respondWithCache,
+  respondWithMarkdown,
+  snapshotTag,
+} from './http';
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
 import type { PublicRouteState } from '../middlewares/access-log';
@@ -68,24 +74,25 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     // Agents that take gzip get the page compressed once per snapshot: a representation of its own.
     const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
     const paramsHash = sha256Hex(JSON.stringify(params)).slice(0, 20);
-    const etagOf = (seq: number) => `"s${seq}-${format}-${paramsHash}${gzip ? '-gz' : ''}"`;
+    const etagOf = (snapshot: Parameters<typeof snapshotTag>[0]) =>
+      `"${snapshotTag(snapshot)}-${format}-${paramsHash}${gzip ? '-gz' : ''}"`;
     ctx.vary('Accept-Encoding');
     // A crawler revalidating a first page, the commonest request: compared with the newest
     // snapshot seen within a second, without reading it again (docs/protocol.md §6).
     const validator = ctx.get('If-None-Match');
     if (validator && !params.page_token) {
       const seen = await manifest().seen();
-      const etag = etagOf(seen.seq);
+      const etag = etagOf(seen);
       if (matchesEtag(validator, etag)) {
         await respondWithCache(ctx, { etag, lastModified: seen.builtAt }, async () => null);
         return;
       }
     }
     const resolved = await manifest().resolve(params);
-    const etag = etagOf(resolved.snapshot.seq);
+    const etag = etagOf(resolved.snapshot);
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
       // Item URLs and policy headers also follow the config: a config change is another page.
-      const key = `s${resolved.snapshot.seq}|${format}|${paramsHash}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
+      const key = `${snapshotTag(resolved.snapshot)}|${format}|${paramsHash}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
       let cached = pages.get(key);
       if (!cached) {
         const body = await manifest().page(params, resolved);
@@ -126,7 +133,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       const { snapshot, since } = resolved;
       // The access log records which snapshots this delta spans (GEO time-to-index, §10).
       (ctx.state as PublicRouteState).sitemapAiDelta = { since, snapshot: snapshot.seq };
-      const etag = `"s${snapshot.seq}-delta-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
+      const etag = `"${snapshotTag(snapshot)}-delta-${sha256Hex(JSON.stringify(params)).slice(0, 20)}"`;
       // The page is read only when it is sent: a 304 costs the snapshot lookup alone.
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
         const page = await manifest().deltaPage(params, sinceText, resolved);
@@ -156,7 +163,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
       const id = validateItemId(ctx.params.id);
       validateNoParams(ctx.query);
       const { snapshot, item, aliasOf } = await manifest().item(id);
-      const etag = `"s${snapshot.seq}-${sha256Hex(id).slice(0, 16)}-${item.version}"`;
+      const etag = `"${snapshotTag(snapshot)}-${sha256Hex(id).slice(0, 16)}-${item.version}"`;
       if (aliasOf) ctx.set('Content-Location', `${apiPath()}/fragments/${aliasOf}`);
       markServed(ctx, item);
       await respondWithCache(ctx, { etag, lastModified: snapshot.builtAt }, async () => {
