@@ -224,25 +224,12 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     // Pending states computed under another policy (an interrupted re-compare or first build, an
     // instance that had not seen the latest Settings) are computed again under this one, in
     // batches as publishes are (after an interrupted first build, that is every document).
-    const stale = new Map<string, string[]>();
-    for (const { uid, documentId } of await states.stalePendingDocuments(print)) {
-      const ids = stale.get(uid);
-      if (ids) ids.push(documentId);
-      else stale.set(uid, [documentId]);
-    }
-    for (const [uid, documentIds] of stale) {
-      try {
-        const result = await getService(strapi, 'tracker').trackDocuments(
-          uid,
-          documentIds,
-          'recomputed under the current site policy',
-        );
-        failures.push(...result.failures);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        failures.push(...documentIds.map((documentId) => ({ uid, documentId, message })));
-      }
-    }
+    failures.push(
+      ...(await getService(strapi, 'tracker').trackEachType(
+        await states.stalePendingDocuments(print),
+        'recomputed under the current site policy',
+      )),
+    );
 
     // Before the first snapshot no version is open (none can be, unless rows were left behind):
     // its pending states are not looked up for one, a query per 200 of them.

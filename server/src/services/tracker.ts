@@ -490,7 +490,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
               }
             : undefined,
       });
-      for (const state of published) publish!.published(state);
+      if (publish) for (const state of published) publish.published(state);
       return { changed: diff.changed, failures, unchanged };
     } catch (error) {
       // Without the lease nothing more is written, one by one or otherwise.
@@ -606,26 +606,16 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
    * the others' marks their error. Returns the documents that could not be tracked. Never throws.
    */
   async function recordBatch(batch: readonly Queued[], cause?: string): Promise<TrackFailure[]> {
+    const message = new Map(
+      (await tracker.trackEachType(batch, cause)).map((f) => [
+        `${f.uid}|${f.documentId}`,
+        f.message,
+      ]),
+    );
     const failed = new Map<Queued, string>();
-    const byUid = new Map<string, Queued[]>();
     for (const entry of batch) {
-      const list = byUid.get(entry.uid);
-      if (list) list.push(entry);
-      else byUid.set(entry.uid, [entry]);
-    }
-    for (const [uid, list] of byUid) {
-      try {
-        const { failures } = await tracker.trackDocuments(
-          uid,
-          list.map((q) => q.documentId),
-          cause,
-        );
-        const message = new Map(failures.map((f) => [f.documentId, f.message]));
-        for (const q of list)
-          if (message.has(q.documentId)) failed.set(q, message.get(q.documentId)!);
-      } catch (error) {
-        for (const q of list) failed.set(q, messageOf(error));
-      }
+      const error = message.get(`${entry.uid}|${entry.documentId}`);
+      if (error !== undefined) failed.set(entry, error);
     }
     try {
       await dirty.clear(
@@ -798,6 +788,32 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         await turnEventLoop();
       }
       return { changed, failures };
+    },
+
+    /**
+     * Track documents of any types now, a batch per type (trackDocuments); returns those that
+     * could not be tracked, kept at their previous state. Never throws.
+     */
+    async trackEachType(
+      documents: readonly { uid: string; documentId: string }[],
+      cause?: string,
+    ): Promise<TrackFailure[]> {
+      const byUid = new Map<string, string[]>();
+      for (const { uid, documentId } of documents) {
+        const ids = byUid.get(uid);
+        if (ids) ids.push(documentId);
+        else byUid.set(uid, [documentId]);
+      }
+      const failures: TrackFailure[] = [];
+      for (const [uid, documentIds] of byUid) {
+        try {
+          failures.push(...(await tracker.trackDocuments(uid, documentIds, cause)).failures);
+        } catch (error) {
+          const message = messageOf(error);
+          failures.push(...documentIds.map((documentId) => ({ uid, documentId, message })));
+        }
+      }
+      return failures;
     },
 
     /** Track one document (all its locales) now. */
