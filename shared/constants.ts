@@ -87,7 +87,7 @@ export const CHANGELOG_PAGE_DEFAULT = 50;
 
 /** Page tokens: HMAC-SHA256, base64url; bounded so a hostile token cannot cost much. */
 export const PAGE_TOKEN_MAX_LENGTH = 1024;
-export const PAGE_TOKEN_VERSION = 1;
+export const PAGE_TOKEN_VERSION = 2;
 
 /**
  * Largest snapshot number and changelog row id a page token may carry: the range of a 32-bit

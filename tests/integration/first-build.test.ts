@@ -152,7 +152,18 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     await wipe();
     expect((await builder().rebuild({ trigger: 'test' })).snapshot.seq).toBe(1);
     const firstPage = () => app.http.get(`${API}/manifest`).query({ limit: String(PAGE) });
-    const oldEtag = String((await firstPage().expect(200)).headers.etag);
+    const oldPage = await firstPage().expect(200);
+    const oldEtag = String(oldPage.headers.etag);
+    // and the tokens of its next manifest page and its next delta page
+    const oldToken = String(oldPage.body.next_page_token);
+    const oldDeltaToken = String(
+      (
+        await app.http
+          .get(`${API}/delta`)
+          .query({ since: '0', limit: String(PAGE) })
+          .expect(200)
+      ).body.next_page_token,
+    );
     // and that site without the plugin's rows again, and an editor who publishes a new
     // paragraph of an article once the first build has tracked the whole site
     await wipe();
@@ -210,6 +221,22 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     const revalidated = await firstPage().set('If-None-Match', oldEtag);
     expect(revalidated.status).toBe(200);
     expect(revalidated.headers.etag).not.toBe(oldEtag);
+    // and its page tokens do not resume in the new snapshot 1: that traversal is gone
+    const resumed = await app.http
+      .get(`${API}/manifest`)
+      .query({ limit: String(PAGE), page_token: oldToken });
+    expect(resumed.status).toBe(410);
+    expect(resumed.body.error.name).toBe('SnapshotGoneError');
+    const resumedDelta = await app.http
+      .get(`${API}/delta`)
+      .query({ since: '0', limit: String(PAGE), page_token: oldDeltaToken });
+    expect(resumedDelta.status).toBe(410);
+    // while a token of the new snapshot 1 goes on
+    const next = String((await firstPage().expect(200)).body.next_page_token);
+    await app.http
+      .get(`${API}/manifest`)
+      .query({ limit: String(PAGE), page_token: next })
+      .expect(200);
     // and no version is left with an empty range, one open per item, nothing waiting
     await expectVersionsSound();
   });

@@ -47,9 +47,15 @@ describe.each(testDatabases())('fuzzed requests on %s', (client) => {
       delta.body.next_page_token as string,
       history.body.next_page_token as string,
       // Signed by us, but of a snapshot that never existed, another filter or feed.
-      encodePageToken({ snapshot: 999, after: '', filters: '', feed: 'manifest' }, secret),
-      encodePageToken({ snapshot: 1, after: 'zzz', filters: 'type=faq', feed: 'manifest' }, secret),
-      encodePageToken({ snapshot: 1, after: '9', filters: '', feed: 'delta:0' }, secret),
+      encodePageToken(
+        { snapshot: 999, built: 0, after: '', filters: '', feed: 'manifest' },
+        secret,
+      ),
+      encodePageToken(
+        { snapshot: 1, built: 0, after: 'zzz', filters: 'type=faq', feed: 'manifest' },
+        secret,
+      ),
+      encodePageToken({ snapshot: 1, built: 0, after: '9', filters: '', feed: 'delta:0' }, secret),
     ].filter((t): t is string => typeof t === 'string');
   });
 

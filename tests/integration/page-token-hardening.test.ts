@@ -12,7 +12,7 @@ describe.each(testDatabases())('page tokens on %s', (client) => {
   let app: TestApp;
   const secret = () => app.strapi.plugin('sitemap-ai').service('config').tokenSecret() as string;
   const mint = (snapshot: number, after: string, feed: string) =>
-    encodePageToken({ snapshot, after, filters: '', feed }, secret());
+    encodePageToken({ snapshot, built: 0, after, filters: '', feed }, secret());
 
   beforeAll(async () => {
     app = await bootPlayground(client);

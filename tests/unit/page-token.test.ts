@@ -7,6 +7,8 @@ import {
   changelogPosition,
   decodePageToken,
   encodePageToken,
+  snapshotBuilt,
+  tokenSnapshotMatches,
   type PagePosition,
 } from '../../server/src/core/page-token';
 
@@ -14,6 +16,7 @@ const SECRET = 'f3c1e9a7b5d2084e6c1a9f7e3d5b2c8a'; // 32 characters, as the conf
 const OTHER_SECRET = '0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d';
 const POSITION: PagePosition = {
   snapshot: 42,
+  built: Date.parse('2026-12-03T16:28:09.353Z'),
   after: 'article:geo-index:en:results-table-1',
   filters: 'lang=en&type=section',
   feed: 'manifest',
@@ -27,6 +30,7 @@ function forge(payload: unknown, secret = SECRET): string {
 
 const positionArb = fc.record({
   snapshot: fc.integer({ min: 1, max: 2_000_000_000 }),
+  built: fc.integer({ min: 0, max: 4_102_444_800_000 }),
   after: fc.stringMatching(/^[a-z0-9][a-z0-9:-]{0,120}$/),
   filters: fc.constantFrom('', 'lang=en', 'type=table', 'lang=sk&type=faq'),
   feed: fc.constantFrom('manifest', 'delta:41'),
@@ -46,6 +50,7 @@ describe('encodePageToken / decodePageToken', () => {
   it('Given different positions, When encoded, Then the tokens differ', () => {
     const token = encodePageToken(POSITION, SECRET);
     expect(encodePageToken({ ...POSITION, snapshot: 43 }, SECRET)).not.toBe(token);
+    expect(encodePageToken({ ...POSITION, built: POSITION.built! + 1 }, SECRET)).not.toBe(token);
     expect(
       encodePageToken({ ...POSITION, after: 'article:geo-index:en:results' }, SECRET),
     ).not.toBe(token);
@@ -76,7 +81,7 @@ describe('decodePageToken — rejected tokens', () => {
 
   it('Given a payload changed to another snapshot, When decoded, Then the signature does not match', () => {
     const tampered = Buffer.from(
-      JSON.stringify([1, 1, POSITION.after, POSITION.filters, POSITION.feed]),
+      JSON.stringify([2, 1, POSITION.built, POSITION.after, POSITION.filters, POSITION.feed]),
     ).toString('base64url');
     rejects(`${tampered}.${signature}`, /signature does not match/);
   });
@@ -132,15 +137,23 @@ describe('decodePageToken — rejected tokens', () => {
   });
 
   it.each([
-    ['another version', [2, 42, 'article:x:en', '', 'manifest']],
-    ['version as a string', ['1', 42, 'article:x:en', '', 'manifest']],
-    ['snapshot 0', [1, 0, 'article:x:en', '', 'manifest']],
-    ['fractional snapshot', [1, 4.5, 'article:x:en', '', 'manifest']],
-    ['snapshot as string', [1, '42', 'article:x:en', '', 'manifest']],
-    ['too few fields', [1, 42, 'article:x:en', '']],
-    ['an object', { v: 1, snapshot: 42 }],
-    ['an over-long id', [1, 42, 'a'.repeat(256), '', 'manifest']],
-    ['non-string filters', [1, 42, 'article:x:en', null, 'manifest']],
+    ['another version', [3, 42, 0, 'article:x:en', '', 'manifest']],
+    ['version as a string', ['2', 42, 0, 'article:x:en', '', 'manifest']],
+    ['snapshot 0', [2, 0, 0, 'article:x:en', '', 'manifest']],
+    ['fractional snapshot', [2, 4.5, 0, 'article:x:en', '', 'manifest']],
+    ['snapshot as string', [2, '42', 0, 'article:x:en', '', 'manifest']],
+    ['too few fields', [2, 42, 0, 'article:x:en', '']],
+    ['version 1 fields under version 2', [2, 42, 'article:x:en', '', 'manifest']],
+    ['version 2 fields under version 1', [1, 42, 0, 'article:x:en', '', 'manifest']],
+    ['no build time', [2, 42, null, 'article:x:en', '', 'manifest']],
+    ['a negative build time', [2, 42, -1, 'article:x:en', '', 'manifest']],
+    ['a fractional build time', [2, 42, 1.5, 'article:x:en', '', 'manifest']],
+    ['a build time past any date', [2, 42, 8.64e15 + 1, 'article:x:en', '', 'manifest']],
+    ['a build time as a string', [2, 42, '2026-12-03', 'article:x:en', '', 'manifest']],
+    ['an object', { v: 2, snapshot: 42 }],
+    ['an over-long id', [2, 42, 0, 'a'.repeat(256), '', 'manifest']],
+    ['non-string filters', [2, 42, 0, 'article:x:en', null, 'manifest']],
+    ['version 1 with an over-long id', [1, 42, 'a'.repeat(256), '', 'manifest']],
   ])(
     'Given a correctly signed payload with %s, When decoded, Then it is refused as unsupported',
     (_, decoded) => {
@@ -157,12 +170,47 @@ describe('decodePageToken — rejected tokens', () => {
   });
 
   it('Given a well-formed forged payload signed with the right secret, When decoded, Then it is accepted (the forge helper is faithful)', () => {
-    expect(decodePageToken(forge([1, 7, 'article:x:en', '', 'manifest']), SECRET)).toEqual({
+    expect(decodePageToken(forge([2, 7, 1234, 'article:x:en', '', 'manifest']), SECRET)).toEqual({
       snapshot: 7,
+      built: 1234,
       after: 'article:x:en',
       filters: '',
       feed: 'manifest',
     });
+  });
+
+  it('Given a token of version 1 (no build time), When decoded, Then its position comes back without one and it names no snapshot', () => {
+    const position = decodePageToken(forge([1, 7, 'article:x:en', '', 'manifest']), SECRET);
+    expect(position).toEqual({
+      snapshot: 7,
+      built: null,
+      after: 'article:x:en',
+      filters: '',
+      feed: 'manifest',
+    });
+    expect(tokenSnapshotMatches(position, { seq: 7, builtAt: new Date(0).toISOString() })).toBe(
+      false,
+    );
+  });
+});
+
+describe('tokenSnapshotMatches', () => {
+  const snapshot = { seq: 42, builtAt: '2026-12-03T16:28:09.353Z' };
+
+  it('Given the token of a page of a snapshot, When compared with that snapshot, Then it matches', () => {
+    const position = decodePageToken(
+      encodePageToken({ ...POSITION, built: snapshotBuilt(snapshot) }, SECRET),
+      SECRET,
+    );
+    expect(tokenSnapshotMatches(position, snapshot)).toBe(true);
+  });
+
+  it('Given a snapshot of the same number built at another time (the site built anew), When compared, Then it does not match', () => {
+    const position = { ...POSITION, built: snapshotBuilt(snapshot) };
+    expect(
+      tokenSnapshotMatches(position, { ...snapshot, builtAt: '2026-12-03T16:28:09.354Z' }),
+    ).toBe(false);
+    expect(tokenSnapshotMatches(position, { ...snapshot, seq: 43 })).toBe(false);
   });
 
   it('Given any single-character change of a valid token, When decoded, Then it is refused (property)', () => {

@@ -13,6 +13,13 @@ import { InvalidPageTokenError } from './errors';
  */
 export interface PagePosition {
   snapshot: number;
+  /**
+   * When that snapshot was built (ms since the epoch): snapshot numbers start again from 1 when a
+   * site's plugin data is emptied and built anew, and a token must not resume a traversal in the
+   * new snapshot of its number. `null` in tokens of version 1, which did not carry it; 0 where no
+   * snapshot applies (a changelog's pages).
+   */
+  built: number | null;
   after: string;
   /** Canonical form of the filters (`type=…&lang=…`); a token is only valid with the same filters. */
   filters: string;
@@ -33,6 +40,7 @@ export function encodePageToken(position: PagePosition, secret: string): string 
     JSON.stringify([
       PAGE_TOKEN_VERSION,
       position.snapshot,
+      position.built ?? 0,
       position.after,
       position.filters,
       position.feed,
@@ -79,26 +87,58 @@ export function decodePageToken(token: string, secret: string): PagePosition {
   } catch {
     throw new InvalidPageTokenError('malformed token');
   }
+  // Version 1 (earlier releases) had no build time: [1, snapshot, after, filters, feed].
+  const fields = Array.isArray(decoded)
+    ? decoded[0] === PAGE_TOKEN_VERSION && decoded.length === 6
+      ? decoded
+      : decoded[0] === 1 && decoded.length === 5
+        ? [1, decoded[1], null, ...decoded.slice(2)]
+        : null
+    : null;
   if (
-    !Array.isArray(decoded) ||
-    decoded.length !== 5 ||
-    decoded[0] !== PAGE_TOKEN_VERSION ||
-    !Number.isSafeInteger(decoded[1]) ||
-    (decoded[1] as number) < 1 ||
-    (decoded[1] as number) > TOKEN_POSITION_MAX ||
-    typeof decoded[2] !== 'string' ||
-    (decoded[2] as string).length > ITEM_ID_MAX_LENGTH ||
-    typeof decoded[3] !== 'string' ||
-    typeof decoded[4] !== 'string'
+    !fields ||
+    !Number.isSafeInteger(fields[1]) ||
+    (fields[1] as number) < 1 ||
+    (fields[1] as number) > TOKEN_POSITION_MAX ||
+    !(fields[0] === 1
+      ? fields[2] === null
+      : Number.isSafeInteger(fields[2]) &&
+        (fields[2] as number) >= 0 &&
+        (fields[2] as number) <= MAX_TIME_MS) ||
+    typeof fields[3] !== 'string' ||
+    (fields[3] as string).length > ITEM_ID_MAX_LENGTH ||
+    typeof fields[4] !== 'string' ||
+    typeof fields[5] !== 'string'
   ) {
     throw new InvalidPageTokenError('unsupported token version or contents');
   }
   return {
-    snapshot: decoded[1] as number,
-    after: decoded[2] as string,
-    filters: decoded[3] as string,
-    feed: decoded[4] as string,
+    snapshot: fields[1] as number,
+    built: fields[2] as number | null,
+    after: fields[3] as string,
+    filters: fields[4] as string,
+    feed: fields[5] as string,
   };
+}
+
+/** The largest time a Date holds (ms since the epoch). */
+const MAX_TIME_MS = 8_640_000_000_000_000;
+
+/** A snapshot's build time as a page token carries it. */
+export function snapshotBuilt(snapshot: { builtAt: string }): number {
+  const ms = Date.parse(snapshot.builtAt);
+  return Number.isSafeInteger(ms) && ms >= 0 ? ms : 0;
+}
+
+/**
+ * Is this the snapshot the token's traversal started on? Same number and same build time; a token
+ * of version 1 (no build time) never is, so its traversal restarts (`410`) once after an upgrade.
+ */
+export function tokenSnapshotMatches(
+  position: PagePosition,
+  snapshot: { seq: number; builtAt: string },
+): boolean {
+  return position.snapshot === snapshot.seq && position.built === snapshotBuilt(snapshot);
 }
 
 /** The feeds a page token can belong to (docs/protocol.md §5): one traversal each. */

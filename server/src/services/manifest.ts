@@ -15,6 +15,8 @@ import {
   PAGE_FEEDS,
   pageFilters,
   readPageToken,
+  snapshotBuilt,
+  tokenSnapshotMatches,
 } from '../core/page-token';
 import type { ManifestItem } from '../core/types';
 import { type ServedRow } from '../repositories/item-repository';
@@ -89,7 +91,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         filters: pageFilters(query),
       });
       const snapshot = await snapshots.find(position.snapshot);
-      if (!snapshot) throw new SnapshotGoneError(position.snapshot);
+      if (!snapshot || !tokenSnapshotMatches(position, snapshot))
+        throw new SnapshotGoneError(position.snapshot);
       return { snapshot, after: position.after };
     },
 
@@ -118,6 +121,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
             ? encodePageToken(
                 {
                   snapshot: snapshot.seq,
+                  built: snapshotBuilt(snapshot),
                   after: last.itemId,
                   filters: pageFilters(query),
                   feed: PAGE_FEEDS.manifest(),
@@ -159,7 +163,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
       });
       const found =
         position.snapshot === newest.seq ? newest : await snapshots.find(position.snapshot);
-      if (!found) throw new SnapshotGoneError(position.snapshot);
+      if (!found || !tokenSnapshotMatches(position, found))
+        throw new SnapshotGoneError(position.snapshot);
       return { since, snapshot: found, after: position.after };
     },
 
@@ -211,6 +216,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
             ? encodePageToken(
                 {
                   snapshot: snapshot.seq,
+                  built: snapshotBuilt(snapshot),
                   after: last.id,
                   filters: pageFilters(params),
                   feed: PAGE_FEEDS.delta(since),
@@ -270,7 +276,7 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
         next_page_token:
           rows.length > params.limit && last
             ? encodePageToken(
-                { snapshot: 1, after: String(last.rowId), filters: '', feed },
+                { snapshot: 1, built: 0, after: String(last.rowId), filters: '', feed },
                 secret(),
               )
             : null,
