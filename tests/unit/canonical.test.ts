@@ -4,7 +4,9 @@ import {
   canonicalText,
   checksumOf,
   sha256Hex,
+  stableEqual,
   stableStringify,
+  withoutMember,
 } from '../../server/src/core/canonical';
 
 /** Golden values computed outside the code under test: `printf '<bytes>' | sha256sum`. */
@@ -169,5 +171,64 @@ describe('stableStringify', () => {
 
   it('Given arrays, When stringified, Then their order is kept (arrays are not sorted)', () => {
     expect(stableStringify(['b', 'a'])).not.toBe(stableStringify(['a', 'b']));
+  });
+
+  it('Given a record without one member, When stringified, Then the output is that of a copy with the member deleted, and the record is unchanged (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
+        fc.string(),
+        fc.anything({ maxDepth: 2 }),
+        (record, omitted, pin) => {
+          const before = JSON.stringify(record);
+          const { [omitted]: _gone, ...copy } = record;
+          expect(stableStringify({ meta: withoutMember(record, omitted), pin })).toBe(
+            stableStringify({ meta: copy, pin }),
+          );
+          expect(JSON.stringify(record)).toBe(before);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    expect(stableStringify(withoutMember({ b: 1, a: 2, checksum: 'x' }, 'checksum'))).toBe(
+      '{"a":2,"b":1}',
+    );
+  });
+});
+
+describe('stableEqual', () => {
+  const usage = fc.dictionary(
+    fc.constantFrom('train', 'infer', 'cache', 'redistribute', 'Train', 'train '),
+    fc.oneof(
+      fc.constantFrom('allow', 'deny', 'allow-with-citation', '', null, true, false, undefined),
+      fc.integer(),
+      fc.constant(Number.NaN),
+      fc.constant({ nested: 'x' }),
+    ),
+  );
+
+  it('Given two values, When compared, Then they are equal exactly when stableStringify writes them alike (property)', () => {
+    fc.assert(
+      fc.property(usage, usage, (a, b) => {
+        expect(stableEqual(a, b)).toBe(stableStringify(a) === stableStringify(b));
+        expect(stableEqual(a, { ...a })).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(fc.anything({ maxDepth: 2 }), fc.anything({ maxDepth: 2 }), (a, b) => {
+        expect(stableEqual(a, b)).toBe(stableStringify(a) === stableStringify(b));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('Given usages that differ in one value, a missing member or an undefined one, When compared, Then only the undefined member is ignored', () => {
+    const allow = { train: 'deny', infer: 'allow' };
+    expect(stableEqual(allow, { infer: 'allow', train: 'deny' })).toBe(true);
+    expect(stableEqual(allow, { train: 'deny', infer: 'allow', cache: undefined })).toBe(true);
+    expect(stableEqual(allow, { train: 'allow', infer: 'allow' })).toBe(false);
+    expect(stableEqual(allow, { train: 'deny' })).toBe(false);
+    expect(stableEqual(allow, { train: 'deny', infer: 'allow', cache: null })).toBe(false);
   });
 });

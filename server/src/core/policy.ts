@@ -95,14 +95,16 @@ export function mergeEvidence(
 
 /** Topic labels normalised: trimmed, single spaces, deduplicated case-insensitively. */
 export function normaliseTopics(...lists: readonly (readonly string[] | undefined)[]): string[] {
-  const seen = new Set<string>();
+  // Made at the first topic: an item has four such lists, most of them empty.
+  let seen: Set<string> | undefined;
   const topics: string[] = [];
   for (const list of lists) {
-    for (const raw of list ?? []) {
+    if (!list) continue;
+    for (const raw of list) {
       const topic = raw.replace(/\s+/g, ' ').trim();
       const key = topic.toLowerCase();
-      if (topic === '' || seen.has(key)) continue;
-      seen.add(key);
+      if (topic === '' || seen?.has(key)) continue;
+      (seen ??= new Set()).add(key);
       topics.push(topic);
     }
   }

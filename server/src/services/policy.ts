@@ -1,6 +1,6 @@
 import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
-import { stableStringify } from '../core/canonical';
+import { stableEqual, stableStringify } from '../core/canonical';
 import { cascadePolicy, overrideOf } from '../core/policy';
 import type { ManifestItem } from '../core/types';
 import { getService } from '../utils/get-service';
@@ -80,7 +80,7 @@ export const createPolicyService = ({ strapi }: { strapi: Core.Strapi }) => {
               candidate.itemId,
               `licence ${candidate.data.license} published, the settings and entry give ${expected.license}`,
             );
-          else if (stableStringify(candidate.data.usage) !== stableStringify(expected.usage))
+          else if (!stableEqual(candidate.data.usage, expected.usage))
             refused.set(
               candidate.itemId,
               `usage ${stableStringify(candidate.data.usage)} published, the settings and entry give ${stableStringify(expected.usage)}`,
