@@ -147,6 +147,98 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     await expectVersionsSound();
   });
 
+  /** A first build whose server stops once it has tracked the whole site, before it publishes. */
+  async function interruptedFirstBuild(): Promise<void> {
+    const service = tracker();
+    const reconcileAll = service.reconcileAll;
+    service.reconcileAll = async (...args: Parameters<typeof reconcileAll>) => {
+      await reconcileAll(...args);
+      throw new Error('the server stopped');
+    };
+    try {
+      await expect(builder().rebuild({ trigger: 'test' })).rejects.toThrow('the server stopped');
+    } finally {
+      service.reconcileAll = reconcileAll;
+    }
+    expect(await rowsOf('sitemap_ai_snapshots')).toBe(0);
+  }
+
+  async function versionRowIds(): Promise<number[]> {
+    const rows = (await knex()('sitemap_ai_item_versions').select('id')) as { id: number }[];
+    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  }
+
+  it('resumes a first build interrupted under the same policy: what it wrote is kept, not done again', async () => {
+    // Given a first build that published as it tracked the whole site and stopped before it
+    // published snapshot 1
+    await wipe();
+    await interruptedFirstBuild();
+    const kept = await versionRowIds();
+    expect(kept).toHaveLength(expected.size);
+    expect(await rowsOf('sitemap_ai_pending_states')).toBe(0);
+
+    // When the next build runs under the same policy
+    const result = await builder().rebuild({ trigger: 'test' });
+
+    // Then it publishes snapshot 1 with the versions the interrupted run wrote, not new ones
+    expect(result.snapshot.seq).toBe(1);
+    expect(result.snapshot.changes).toEqual({ added: expected.size, changed: 0, removed: 0 });
+    expect(await versionRowIds()).toEqual(kept);
+    // and serves every item as the start's build did
+    expectServedAsAtStart(await served());
+    await expectVersionsSound();
+  });
+
+  it('starts over a first build interrupted under another policy: nothing it computed is published', async () => {
+    // Given a first build interrupted after it tracked the site
+    await wipe();
+    await interruptedFirstBuild();
+    const written = await versionRowIds();
+    // and the site's default usage changed before the next build
+    const settings = app.strapi.plugin('sitemap-ai').service('settings');
+    const data = structuredClone(settings.data().settings) as {
+      defaults: { usage: { train: string } };
+    };
+    const train = data.defaults.usage.train;
+    data.defaults.usage.train = train === 'allow' ? 'deny' : 'allow';
+    await settings.update(data, null);
+    try {
+      // When the next build runs
+      const result = await builder().rebuild({ trigger: 'test' });
+
+      // Then none of the interrupted run's versions is published
+      expect(result.snapshot.seq).toBe(1);
+      const now = await versionRowIds();
+      expect(now.filter((id) => written.includes(id))).toEqual([]);
+      // and it serves what a first build under the new policy serves from nothing
+      const recovered = await served();
+      const defaulted = [...recovered.values()].filter(
+        (item) => expected.get(item.id)!.usage.train === train && item.usage.train !== train,
+      );
+      expect(defaulted.length).toBeGreaterThan(0);
+      await expectVersionsSound();
+      await wipe();
+      await builder().rebuild({ trigger: 'test' });
+      const clean = await served();
+      const policyOf = (items: Map<string, ManifestItem>) =>
+        [...items.values()]
+          .map((item) => ({
+            id: item.id,
+            license: item.license,
+            usage: item.usage,
+            checksum: item.checksum,
+          }))
+          .sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(policyOf(recovered)).toEqual(policyOf(clean));
+    } finally {
+      data.defaults.usage.train = train;
+      await settings.update(data, null);
+      await wipe();
+      await builder().rebuild({ trigger: 'test' });
+      expectServedAsAtStart(await served());
+    }
+  });
+
   it('serves a publish that lands while the first build tracks, replacing the version the build had written', async () => {
     // Given a client holding the first manifest page of a snapshot 1 built from the seeded site
     await wipe();
@@ -238,6 +330,59 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       .query({ limit: String(PAGE), page_token: next })
       .expect(200);
     // and no version is left with an empty range, one open per item, nothing waiting
+    await expectVersionsSound();
+  });
+
+  it('does not resume when the snapshots are gone but later snapshots wrote versions, even if a first build was never marked done', async () => {
+    // Given a site built twice, the second time after an edit was published
+    await wipe();
+    await builder().rebuild({ trigger: 'test' });
+    const documents = app.strapi.documents(ARTICLE as never) as unknown as {
+      findFirst(q: unknown): Promise<{ documentId: string; body: string }>;
+      update(q: unknown): Promise<unknown>;
+      publish(q: unknown): Promise<unknown>;
+    };
+    const draft = await documents.findFirst({
+      filters: { slug: 'geo-index' },
+      locale: 'en',
+      status: 'draft',
+    });
+    const sentence = 'A paragraph published after the first snapshot.';
+    await documents.update({
+      documentId: draft.documentId,
+      locale: 'en',
+      data: { body: `${draft.body}\n\n${sentence}\n` },
+    });
+    await documents.publish({ documentId: draft.documentId, locale: 'en' });
+    await tracker().flush();
+    expect((await builder().rebuild({ trigger: 'test' })).snapshot.seq).toBe(2);
+    // and its snapshots lost, with the mark of a first build under this policy left behind (a
+    // server stopped between publishing a first snapshot and clearing the mark)
+    const print = app.strapi.plugin('sitemap-ai').service('config').policyFingerprint() as string;
+    await app.strapi.store({ type: 'plugin', name: 'sitemap-ai' }).set({
+      key: 'first-build-policy',
+      value: print,
+    });
+    await knex()('sitemap_ai_snapshots').delete();
+
+    // When the next build runs
+    const result = await builder().rebuild({ trigger: 'test' });
+
+    // Then the new snapshot 1 serves the site as it is now, not as the old snapshot 1 was
+    expect(result.snapshot.seq).toBe(1);
+    const now = await served();
+    expect(now.size).toBe(expected.size);
+    const edited = [...now.values()].filter(
+      (item) =>
+        item.id.startsWith('article:geo-index:en') &&
+        item.checksum !== expected.get(item.id)?.checksum,
+    );
+    const texts = await Promise.all(
+      edited.map(
+        async (item) => (await app.http.get(new URL(item.content_url!).pathname).expect(200)).text,
+      ),
+    );
+    expect(texts.some((text) => text.includes(sentence))).toBe(true);
     await expectVersionsSound();
   });
 });

@@ -240,6 +240,47 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return counts;
     },
 
+    /**
+     * Whether every version is an open version of snapshot `seq`: what a first build of `seq` that
+     * published as it tracked leaves when it is interrupted (it closes none; it discards what it
+     * replaces). False as soon as any snapshot was ever published over them.
+     */
+    async onlyOpenOf(seq: number): Promise<boolean> {
+      const other = await query().findOne({
+        where: { $or: [{ seq_from: { $ne: seq } }, { seq_to: { $ne: OPEN_SNAPSHOT } }] },
+        select: ['id'],
+      });
+      return other === null;
+    },
+
+    /**
+     * Keyset page of the page items (no parent) opened in snapshot `seq` and open still, with the
+     * URL of each page: what a first build that completes an interrupted one announces of the
+     * versions the interrupted one wrote. `limit + 1` rows tell whether more follow.
+     */
+    async pagesOpenedIn(
+      seq: number,
+      after: string,
+      limit: number,
+    ): Promise<{ itemId: string; url: string }[]> {
+      const rows = (await query().findMany({
+        where: {
+          seq_from: seq,
+          seq_to: OPEN_SNAPSHOT,
+          parent_item: { $null: true },
+          ...keysetFilters(after, {}),
+        },
+        orderBy: { item_id: 'asc' },
+        limit: limit + 1,
+        select: ['item_id', 'seq_from', 'data_ref', 'data', 'checksum'],
+      })) as Row[];
+      const texts = await textsOf(rows, 'data_ref');
+      return rows.map((row) => {
+        const data = dataOf(row, texts, false);
+        return { itemId: String(row.item_id), url: String(data.signals?.canonical ?? data.url) };
+      });
+    },
+
     /** Undo what an interrupted build of snapshot `seq` (or later) left behind. */
     async discardUnpublished(seq: number): Promise<void> {
       await query().deleteMany({ where: { seq_from: { $gte: seq } } });

@@ -50,6 +50,14 @@ const PENDING_BATCH = 2000;
 const FINGERPRINT_KEY = 'settings-fingerprint';
 const FILE_FINGERPRINT_KEY = 'file-config-fingerprint';
 const LAST_TICK_KEY = 'last-scheduled-tick';
+/**
+ * The policy a first build publishing as it tracks runs under, kept until its snapshot is
+ * published: a first build interrupted under the policy that is still the site's is resumed, not
+ * started again (see `rebuild`).
+ */
+const FIRST_BUILD_KEY = 'first-build-policy';
+/** Page items read a page at a time when a resumed first build announces its pages. */
+const PAGES_BATCH = 500;
 
 /** The build's lease was taken by another instance (it had expired): nothing was published. */
 export class LeaseLostError extends Error {
@@ -176,8 +184,17 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       }
     }
     const seq = (previous?.seq ?? 0) + 1;
+    // A first build interrupted under the policy that is still the site's left versions of
+    // snapshot 1 that are right as they are: each made from a state computed under this policy, in
+    // the transaction that wrote it, after the policy check; anything changed since waits, pending,
+    // and replaces its version below. They are kept and the build goes on where it stopped, so a
+    // large site's first build gets done across restarts instead of starting over at each.
+    const resumed =
+      !previous &&
+      (await store.get<string>(FIRST_BUILD_KEY)) === print &&
+      (await items.onlyOpenOf(seq));
     // Rows of snapshot `seq` are invisible until it is published; an interrupted build's go here.
-    await items.discardUnpublished(seq);
+    if (!resumed) await items.discardUnpublished(seq);
     const changes = { added: 0, changed: 0, removed: 0 };
     /** Items per type gained (+) or lost (−) against the previous snapshot. */
     const countDelta = new Map<string, number>();
@@ -198,11 +215,16 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
             : 'site settings changed'
           : undefined;
       // A site's first build publishes as it tracks (no state yet: nothing else can have been
-      // compared); states without a snapshot (an interrupted first build) all wait again.
+      // compared), and so does one that resumes it. States without a snapshot that no first build
+      // under this policy wrote (publishes recorded before any build, or a first build
+      // interrupted under another policy) all wait again.
       let publish: FirstPublish | undefined;
       if (!previous) {
-        if (await states.anyState()) await states.pendAllUnpublished();
-        else
+        if (!resumed && (await states.anyState())) {
+          await store.set(FIRST_BUILD_KEY, null);
+          await states.pendAllUnpublished();
+        } else {
+          await store.set(FIRST_BUILD_KEY, print);
           publish = {
             seq,
             print,
@@ -214,6 +236,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
               written += 1;
             },
           };
+        }
       }
       const result = await getService(strapi, 'tracker').reconcileAll(cause, publish);
       failures.push(...result.failures);
@@ -373,6 +396,22 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const counts = previous
       ? applyCountDelta(previous.counts, countDelta)
       : await items.countByType(seq);
+    if (!previous) {
+      // Everything a first snapshot serves is added, whichever run of its build wrote it.
+      changes.added = Object.values(counts).reduce((a, b) => a + b, 0);
+      changes.changed = 0;
+      changes.removed = 0;
+    }
+    if (resumed) {
+      // The pages of the versions the interrupted run wrote are announced too.
+      let after = '';
+      for (;;) {
+        const pages = await items.pagesOpenedIn(seq, after, PAGES_BATCH);
+        for (const page of pages.slice(0, PAGES_BATCH)) changedPages.add(page.url);
+        if (pages.length <= PAGES_BATCH) break;
+        after = pages[PAGES_BATCH - 1]!.itemId;
+      }
+    }
     const record: SnapshotRecord = {
       seq,
       builtAt: new Date(started).toISOString(),
@@ -384,6 +423,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     };
     await fence();
     await snapshots.publish(record);
+    if (!previous) await store.set(FIRST_BUILD_KEY, null);
     await states.settle(settled);
     await states.settleVersioned(seq);
     const { snapshotRetention, snapshotRetentionHours } = getService(strapi, 'config').config();
