@@ -229,9 +229,8 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
             seq,
             print,
             fence,
+            // A first snapshot's counts and changes are counted from its items once published.
             published: (state) => {
-              changes.added += 1;
-              count(state.type, 1);
               changedPages.add(pageOf(state.data));
               written += 1;
             },
@@ -272,10 +271,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       let closes: number[] = [];
       let batchSettled: { itemId: string; revision: number }[] = [];
       const closeOf = new Map<string, number>();
-      /**
-       * Versions this build wrote as it tracked (a first build), replaced: discarded, not closed
-       * (an empty range), and their items still count as added, not changed.
-       */
+      /** Versions this build wrote as it tracked (a first build), replaced: discarded, not closed (an empty range). */
       const ownRows = new Set<number>();
       /** What the policy check reads of each insert's data (decoded once per state). */
       const dataOf = new Map<string, PolicyCandidate['data']>();
@@ -291,8 +287,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         if (state.removed) {
           if (current) {
             closes.push(current.rowId);
-            if (ownRows.has(current.rowId)) changes.added -= 1;
-            else changes.removed += 1;
+            changes.removed += 1;
             count(state.type, -1);
             changedPages.add(pageOf(state.data));
           }
@@ -309,7 +304,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         if (current) {
           closes.push(current.rowId);
           closeOf.set(state.itemId, current.rowId);
-          if (!ownRows.has(current.rowId)) changes.changed += 1;
+          changes.changed += 1;
         } else {
           changes.added += 1;
           count(state.type, 1);
@@ -334,7 +329,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         for (const version of refusedVersions) {
           const replaced = closeOf.get(version.itemId);
           if (replaced !== undefined) {
-            if (!ownRows.has(replaced)) changes.changed -= 1;
+            changes.changed -= 1;
           } else {
             changes.added -= 1;
             count(version.type, -1);
@@ -392,16 +387,13 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     }
     await fence();
     // The previous snapshot's counts and this build's additions and removals; counted afresh for
-    // a first snapshot (the readiness checklist compares them with what paging reads).
+    // a first snapshot (the readiness checklist compares them with what paging reads), and so
+    // are its changes: everything it serves is added, whichever run of its build wrote it.
     const counts = previous
       ? applyCountDelta(previous.counts, countDelta)
       : await items.countByType(seq);
-    if (!previous) {
-      // Everything a first snapshot serves is added, whichever run of its build wrote it.
-      changes.added = Object.values(counts).reduce((a, b) => a + b, 0);
-      changes.changed = 0;
-      changes.removed = 0;
-    }
+    const itemCount = Object.values(counts).reduce((a, b) => a + b, 0);
+    if (!previous) Object.assign(changes, { added: itemCount, changed: 0, removed: 0 });
     if (resumed) {
       // The pages of the versions the interrupted run wrote are announced too.
       let after = '';
@@ -415,7 +407,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const record: SnapshotRecord = {
       seq,
       builtAt: new Date(started).toISOString(),
-      itemCount: Object.values(counts).reduce((a, b) => a + b, 0),
+      itemCount,
       counts,
       changes,
       trigger: options.trigger ?? 'manual',
