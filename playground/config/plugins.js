@@ -22,6 +22,7 @@ module.exports = ({ env }) => ({
         collectEveryMinutes: env.int('SITEMAP_AI_CHANGELOG_COLLECT_MINUTES', 60),
       },
       rebuildOnBootstrap: env.bool('SITEMAP_AI_REBUILD_ON_BOOTSTRAP', true),
+      buildHeapBudgetMb: env.int('SITEMAP_AI_BUILD_HEAP_BUDGET_MB', 64),
       schedule: {
         enabled: env.bool('SITEMAP_AI_SCHEDULE', true),
         cron: env('SITEMAP_AI_CRON', '*/15 * * * *'),

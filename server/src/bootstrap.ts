@@ -3,6 +3,7 @@ import { PLUGIN_ID } from '../../shared/constants';
 import { ACTIONS } from './core/actions';
 import { repositories } from './repositories';
 import { getService } from './utils/get-service';
+import { setHeapBudget } from './utils/heap-budget';
 
 const ACTION_NAMES: Record<string, { displayName: string; subCategory: string }> = {
   [ACTIONS.readSettings]: { displayName: 'Read settings', subCategory: 'settings' },
@@ -36,6 +37,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await config.load();
   await config.loadTokenSecret();
   config.enabledTypes();
+  setHeapBudget(config.config().buildHeapBudgetMb);
   // A change of config/plugins since the last start is logged here and applied by the next rebuild.
   await getService(strapi, 'settings').noticeFileConfig();
   await repositories(strapi).states.movePendingMarks();

@@ -212,6 +212,7 @@ describe('start-up configuration errors', () => {
   it.each([
     [{ SITEMAP_AI_SITE_URL: 'ftp://example.com' }, /sitemap-ai config "siteUrl"/],
     [{ SITEMAP_AI_SNAPSHOT_RETENTION: '0' }, /sitemap-ai config "snapshotRetention"/],
+    [{ SITEMAP_AI_BUILD_HEAP_BUDGET_MB: '8' }, /sitemap-ai config "buildHeapBudgetMb"/],
   ])('refuses to start with %j, naming the key', async (env, message) => {
     await expect(
       bootPlayground('sqlite', { env: { ...env, PLAYGROUND_SEED: 'false' } }),

@@ -31,6 +31,7 @@ describe('parsePluginConfig — valid config', () => {
       pageSize: { default: 500, max: 1000 },
       snapshotRetention: 10,
       rebuildOnBootstrap: true,
+      buildHeapBudgetMb: 64,
       rateLimit: { enabled: true, max: 600, windowSeconds: 60 },
     });
     expect(config.defaults).toEqual({
@@ -227,6 +228,19 @@ describe('parsePluginConfig — bad values name their key', () => {
     ['a bad locale', 'defaultLocale', { ...VALID, defaultLocale: 'english!' }, /BCP-47/],
     ['zero retention', 'snapshotRetention', { ...VALID, snapshotRetention: 0 }, />=1/],
     ['a zero rate limit', 'rateLimit.max', { ...VALID, rateLimit: { max: 0 } }, />=1/],
+    [
+      'a heap budget too small to be one',
+      'buildHeapBudgetMb',
+      { ...VALID, buildHeapBudgetMb: 8 },
+      /0 \(off\) or at least 16/,
+    ],
+    ['a negative heap budget', 'buildHeapBudgetMb', { ...VALID, buildHeapBudgetMb: -1 }, />=0/],
+    [
+      'a heap budget as text',
+      'buildHeapBudgetMb',
+      { ...VALID, buildHeapBudgetMb: '64' },
+      /expected number/,
+    ],
     [
       'a fractional rate window',
       'rateLimit.windowSeconds',

@@ -217,6 +217,9 @@ const discoveryConfigSchema = z
   .strict()
   .default(DISCOVERY_DEFAULTS);
 
+/** README "Memory of long builds": a build's old-generation growth before it asks for a full collection. */
+const DEFAULT_BUILD_HEAP_BUDGET_MB = 64;
+
 export const pluginConfigSchema = z
   .object({
     siteUrl: httpUrl,
@@ -267,6 +270,17 @@ export const pluginConfigSchema = z
       .strict()
       .default({ days: 365, keepPerItem: 20, collectEveryMinutes: 60 }),
     rebuildOnBootstrap: z.boolean().default(true),
+    /**
+     * How far a build lets the heap's old generation grow before it asks for a full garbage
+     * collection (README "Memory of long builds"); 0 leaves collections to V8.
+     */
+    buildHeapBudgetMb: z
+      .number()
+      .int()
+      .min(0)
+      .max(65_536)
+      .refine((mb) => mb === 0 || mb >= 16, 'must be 0 (off) or at least 16')
+      .default(DEFAULT_BUILD_HEAP_BUDGET_MB),
     schedule: z
       .object({
         enabled: z.boolean().default(true),
