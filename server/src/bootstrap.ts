@@ -37,7 +37,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await config.load();
   await config.loadTokenSecret();
   config.enabledTypes();
-  setHeapBudget(config.config().buildHeapBudgetMb);
+  setHeapBudget(config.config().buildHeapBudgetMb, strapi);
   // A change of config/plugins since the last start is logged here and applied by the next rebuild.
   await getService(strapi, 'settings').noticeFileConfig();
   await repositories(strapi).states.movePendingMarks();

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { getService } from './utils/get-service';
-import { setHeapBudget } from './utils/heap-budget';
+import { releaseHeapBudget } from './utils/heap-budget';
 
 /** Track what publishes queued, stop the access-log writer, the schedule and the webhook delivery loop (no orphan timers) and forget module-level state so a reboot in the same process starts clean. */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
@@ -11,5 +11,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'webhooks').stopDeliveryLoop();
   await getService(strapi, 'instances').stop();
   getService(strapi, 'config').reset();
-  setHeapBudget(0);
+  releaseHeapBudget(strapi);
 };

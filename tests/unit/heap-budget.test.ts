@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createHeapBudget, fullCollection, oldSpaceUsed } from '../../server/src/utils/heap-budget';
+import {
+  createHeapBudget,
+  fullCollection,
+  keepHeapWithinBudget,
+  oldSpaceUsed,
+  releaseHeapBudget,
+  setHeapBudget,
+} from '../../server/src/utils/heap-budget';
 
 const MB = 1024 * 1024;
 
@@ -33,7 +40,6 @@ describe('createHeapBudget', () => {
     heap.used = 165 * MB;
     expect(budget.check()).toBe(true);
     expect(heap.collected).toBe(1);
-    expect(budget.collections).toBe(1);
     // Counted from the 110 MB the collection left, not from the 100 MB seen first.
     heap.used = 170 * MB;
     expect(budget.check()).toBe(false);
@@ -93,5 +99,30 @@ describe('fullCollection', () => {
     const before = oldSpaceUsed();
     expect(budget.check()).toBe(true);
     expect(oldSpaceUsed()).toBeLessThan(before);
+  });
+});
+
+describe('the process budget', () => {
+  /** Old-generation garbage of a few tens of MB, dropped before it returns. */
+  function makeGarbage(): void {
+    let held: string[][] = [];
+    for (let i = 0; i < 40; i += 1)
+      held.push(Array.from({ length: 20_000 }, (_, n) => `garbage ${i}-${n}`));
+    held = [];
+    expect(held).toHaveLength(0);
+  }
+
+  it('Given two instances in one process, When the first one stops, Then the budget the second set still holds until the second stops', () => {
+    const first = {};
+    const second = {};
+    setHeapBudget(16, first);
+    setHeapBudget(16, second);
+    keepHeapWithinBudget();
+    releaseHeapBudget(first);
+    makeGarbage();
+    expect(keepHeapWithinBudget()).toBe(true);
+    releaseHeapBudget(second);
+    makeGarbage();
+    expect(keepHeapWithinBudget()).toBe(false);
   });
 });

@@ -40,11 +40,11 @@ let collector: (() => void) | null | undefined;
 export function fullCollection(): (() => void) | null {
   if (collector !== undefined) return collector;
   const exposed = (globalThis as { gc?: unknown }).gc;
-  if (typeof exposed === 'function') return (collector = () => (exposed as () => void)());
+  if (typeof exposed === 'function') return (collector = exposed as () => void);
   try {
     v8.setFlagsFromString('--expose-gc');
     const gc: unknown = vm.runInNewContext('gc');
-    collector = typeof gc === 'function' ? () => (gc as () => void)() : null;
+    collector = typeof gc === 'function' ? (gc as () => void) : null;
   } catch {
     collector = null;
   } finally {
@@ -56,8 +56,6 @@ export function fullCollection(): (() => void) | null {
 export interface HeapBudget {
   /** Runs a full collection when the old generation has grown past the budget; true if it did. */
   check(): boolean;
-  /** Full collections this budget has asked for. */
-  readonly collections: number;
 }
 
 /**
@@ -70,7 +68,6 @@ export function createHeapBudget(
   collect: (() => void) | null = budgetBytes > 0 ? fullCollection() : null,
 ): HeapBudget {
   let floor = Number.POSITIVE_INFINITY;
-  let collections = 0;
   return {
     check() {
       if (budgetBytes <= 0 || !collect) return false;
@@ -78,24 +75,36 @@ export function createHeapBudget(
       if (now < floor) floor = now;
       if (now - floor <= budgetBytes) return false;
       collect();
-      collections += 1;
       floor = used();
       return true;
-    },
-    get collections() {
-      return collections;
     },
   };
 }
 
-let current: HeapBudget = createHeapBudget(0);
+const OFF: HeapBudget = createHeapBudget(0);
+let current: HeapBudget = OFF;
+let owner: object | null = null;
 
-/** Sets the process's budget in MB (0: leave collections to V8). */
-export function setHeapBudget(megabytes: number): void {
-  current = createHeapBudget(megabytes * MB);
+/**
+ * Sets the process's budget in MB (0: leave collections to V8) on behalf of `by` (the Strapi
+ * instance starting), which becomes the one whose {@link releaseHeapBudget} turns it off.
+ */
+export function setHeapBudget(megabytes: number, by: object): void {
+  current = megabytes > 0 ? createHeapBudget(megabytes * MB) : OFF;
+  owner = by;
 }
 
-/** Between two batches of a long loop: a full collection if the heap is past its budget. */
-export function keepHeapWithinBudget(): void {
-  current.check();
+/**
+ * Turns the budget off when `by` set it last: an instance stopping in a process where another
+ * started after it leaves that one's budget alone.
+ */
+export function releaseHeapBudget(by: object): void {
+  if (owner !== by) return;
+  current = OFF;
+  owner = null;
+}
+
+/** Between two batches of a long loop: a full collection if the heap is past its budget (true). */
+export function keepHeapWithinBudget(): boolean {
+  return current.check();
 }
