@@ -841,9 +841,10 @@ async function main() {
         // At 100k on SQLite webtools' own bulk alias generation asks for every article in one
         // statement and SQLite refuses it ("too many SQL variables"): the figures of this plugin
         // measured before are still reported, against read + hash.
-        figures.webtoolsError = String(error?.message ?? error)
-          .split('\n')[0]
-          .slice(0, 160);
+        // Knex puts the statement before the driver's message: keep the message.
+        const message = String(error?.message ?? error);
+        const at = message.lastIndexOf(' - ');
+        figures.webtoolsError = (at < 0 ? message : message.slice(at + 3)).slice(0, 160);
         console.error(`classic sitemap failed: ${figures.webtoolsError}`);
       } finally {
         await strapi.destroy();
