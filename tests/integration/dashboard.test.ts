@@ -383,6 +383,21 @@ describe.each(testDatabases())(
       expect(data.freshnessHours).toBe(0);
     });
 
+    it('Given two dashboards opened at once, When the checklist is computed, Then it is computed once for both, and asked fresh again afterwards it is computed anew', async () => {
+      const readiness = app.strapi.plugin('sitemap-ai').service('readiness') as {
+        check(options?: { fresh?: boolean }): Promise<{ checkedAt: string; durationMs: number }>;
+      };
+      const [first, second] = await Promise.all([
+        readiness.check({ fresh: true }),
+        readiness.check({ fresh: true }),
+      ]);
+      expect(second).toBe(first);
+      expect(first.durationMs).toBeGreaterThanOrEqual(0);
+      const again = await readiness.check({ fresh: true });
+      expect(again).not.toBe(first);
+      expect(again.checkedAt >= first.checkedAt).toBe(true);
+    });
+
     it('shows pending changes and freshness while a publish waits for the next snapshot', async () => {
       await publishGeoIndexEdit((body) => `${body}\n\nA closing line.`);
       const waiting = await dashboard();
