@@ -329,6 +329,14 @@ export interface DashboardData {
   ingestWindowDays?: number;
   /** When the readiness checklist was computed (it is reused for the same snapshot up to 10 minutes). Added by the observability engineer. */
   readinessCheckedAt?: string;
+  /** The snapshot the checklist shown was computed on. */
+  readinessSnapshot?: string;
+  /**
+   * True while the checklist of the current snapshot is still being computed (on a large site it
+   * is a crawl of the whole snapshot): `readiness`, `evidenceCoverage` and `readinessCheckedAt`
+   * are then of the last checklist computed (`readinessSnapshot`), or empty and 0 before the first.
+   */
+  readinessComputing?: boolean;
   /** The Strapi instances alive on this database, and whether their config/plugins agrees with this one's. */
   instances?: InstanceSummary[];
   /** The public discovery documents (absolute URLs from `apiUrl`), for the dashboard's links. */

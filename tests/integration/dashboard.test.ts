@@ -398,6 +398,37 @@ describe.each(testDatabases())(
       expect(again.checkedAt >= first.checkedAt).toBe(true);
     });
 
+    it('Given a checklist that takes longer than the dashboard waits, When the dashboard is read, Then it answers with the last checklist computed, says the current one is being computed, and has it once it is done', async () => {
+      type Report = {
+        snapshot: string;
+        checkedAt: string;
+        checks: ReadinessCheck[];
+        evidenceCoverage: number;
+      };
+      const readiness = app.strapi.plugin('sitemap-ai').service('readiness') as {
+        check(options?: { fresh?: boolean }): Promise<Report>;
+      };
+      const service = app.strapi.plugin('sitemap-ai').service('dashboard') as {
+        data(options: { fresh?: boolean; readinessWaitMs?: number }): Promise<DashboardData>;
+      };
+      const before = await readiness.check({ fresh: true });
+      const waiting = await service.data({ fresh: true, readinessWaitMs: 0 });
+      expect(waiting.readinessComputing).toBe(true);
+      expect(waiting.readinessCheckedAt).toBe(before.checkedAt);
+      expect(waiting.readinessSnapshot).toBe(before.snapshot);
+      expect(waiting.readiness).toEqual(before.checks);
+      expect(waiting.evidenceCoverage).toBeCloseTo(before.evidenceCoverage, 4);
+      // The other figures do not wait for the checklist.
+      expect(waiting.snapshots.length).toBeGreaterThan(0);
+      // The computation went on; asking now shares it (or, ended, computes anew): a newer checklist.
+      const computed = await readiness.check({ fresh: true });
+      expect(computed).not.toBe(before);
+      const done = await service.data({});
+      expect(done.readinessComputing).toBeUndefined();
+      expect(done.readinessCheckedAt).toBe(computed.checkedAt);
+      expect(done.readinessSnapshot).toBe(computed.snapshot);
+    });
+
     it('shows pending changes and freshness while a publish waits for the next snapshot', async () => {
       await publishGeoIndexEdit((body) => `${body}\n\nA closing line.`);
       const waiting = await dashboard();

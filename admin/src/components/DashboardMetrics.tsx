@@ -8,17 +8,20 @@ import { MetricCard } from './MetricCard';
 export function DashboardMetrics({ data }: { data: DashboardData }) {
   const t = useTranslate();
   const { formatNumber } = useIntl();
+  // Coverage comes from the readiness checklist: none computed yet on a large site's first look.
+  const noChecklistYet = data.readinessComputing === true && data.readiness.length === 0;
   return (
     <Grid.Root gap={4}>
       <Grid.Item col={3} s={6} xs={12} direction="column" alignItems="stretch">
         <MetricCard
           label={t('metrics.coverage')}
-          value={formatNumber(data.evidenceCoverage, {
-            style: 'percent',
-            maximumFractionDigits: 1,
-          })}
+          value={
+            noChecklistYet
+              ? t('metrics.computing')
+              : formatNumber(data.evidenceCoverage, { style: 'percent', maximumFractionDigits: 1 })
+          }
           target={t('metrics.coverageTarget')}
-          ok={data.evidenceCoverage >= 0.9}
+          ok={noChecklistYet ? undefined : data.evidenceCoverage >= 0.9}
         />
       </Grid.Item>
       <Grid.Item col={3} s={6} xs={12} direction="column" alignItems="stretch">

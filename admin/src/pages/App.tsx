@@ -82,7 +82,12 @@ function Dashboard() {
           <SectionCard title={t('readiness.title')} description={t('readiness.description')}>
             <RequestView request={dashboard} errorTitle={t('dashboard.loadError')}>
               {(data) => (
-                <ReadinessChecklist checks={data.readiness} checkedAt={data.readinessCheckedAt} />
+                <ReadinessChecklist
+                  checks={data.readiness}
+                  checkedAt={data.readinessCheckedAt}
+                  computing={data.readinessComputing}
+                  snapshot={data.readinessSnapshot}
+                />
               )}
             </RequestView>
           </SectionCard>

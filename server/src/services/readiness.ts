@@ -334,6 +334,11 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /** The last checklist computed, of whichever snapshot (null before the first). */
+    latest(): ReadinessReport | null {
+      return cached?.report ?? null;
+    },
+
     /**
      * The checklist of the current snapshot; reused for that snapshot for ten
      * minutes unless `fresh`, and shared with every caller while it is computed.
