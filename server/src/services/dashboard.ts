@@ -3,6 +3,7 @@ import type { Core } from '@strapi/strapi';
 import { indexFreshnessHours } from '../core/readiness';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
+import { within } from '../utils/within';
 import type {
   DashboardData,
   DiscoveryDocumentLink,
@@ -19,29 +20,6 @@ const DASHBOARD_SNAPSHOTS = 20;
  * request after it ends gets it).
  */
 const READINESS_WAIT_MS = 4000;
-
-/** `promise`'s value if it settles within `ms`, else undefined (it goes on; a later failure is logged). */
-async function within<T>(
-  promise: Promise<T>,
-  ms: number,
-  onLateFailure: (error: unknown) => void,
-): Promise<T | undefined> {
-  if (ms <= 0) {
-    promise.catch(onLateFailure);
-    return undefined;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms, undefined);
-  });
-  try {
-    const value = await Promise.race([promise, timeout]);
-    if (value === undefined) promise.catch(onLateFailure);
-    return value;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The public discovery documents, in the order the dashboard lists them. */
 function discoveryDocuments(urls: {

@@ -11,6 +11,7 @@ import { createRateCounterRepository } from '../repositories/rate-counter-reposi
 import { createRedisCounterStore } from '../repositories/rate-counter-redis';
 
 import { getService } from '../utils/get-service';
+import { within } from '../utils/within';
 
 /** Expired counters are deleted at most this often per instance. */
 const PRUNE_INTERVAL_MS = 60_000;
@@ -146,16 +147,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
       }
       const client = clientKey(tier ? `${tier.name}:${tier.identity}` : ip, key);
       startTimer();
-      if (current.count(client, Date.now())) {
-        let timeout: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          sync(),
-          new Promise<void>((resolve) => {
-            timeout = setTimeout(resolve, rateLimitStore.waitMs);
-          }),
-        ]);
-        clearTimeout(timeout);
-      }
+      if (current.count(client, Date.now())) await within(sync(), rateLimitStore.waitMs);
       return { ...current.decide(client, Date.now()), max, windowSeconds };
     },
 
