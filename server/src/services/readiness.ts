@@ -368,20 +368,19 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
           durationMs: 0,
         };
       }
+      // A checklist at another time or page size (tests) is neither cached nor shared.
+      if (options.now || options.pageLimit)
+        return compute(snapshot, now, options.pageLimit ?? PAGE_LIMIT_MAX);
+      const policy = getService(strapi, 'config').policyFingerprint();
       if (
         !options.fresh &&
-        !options.now &&
-        !options.pageLimit &&
         cached &&
         cached.seq === snapshot.seq &&
-        cached.policy === getService(strapi, 'config').policyFingerprint() &&
+        cached.policy === policy &&
         Date.now() - cached.at < REPORT_TTL_MS
       ) {
         return cached.report;
       }
-      if (options.now || options.pageLimit)
-        return compute(snapshot, now, options.pageLimit ?? PAGE_LIMIT_MAX);
-      const policy = getService(strapi, 'config').policyFingerprint();
       const key = `${snapshot.seq}|${policy}`;
       // Asked for fresh while one runs for this snapshot and policy: that one is as fresh.
       if (running?.key === key) return running.report;
