@@ -12,6 +12,8 @@ import {
   contentManagerEditPath,
   type ItemCheckResult,
   type ItemFailure,
+  type DeltaListing,
+  deltaListingProblems,
 } from '../core/readiness';
 import { MANIFEST_SCHEMA } from '../core/schema';
 import type { ManifestItem } from '../core/types';
@@ -34,6 +36,17 @@ export interface ReadinessReport {
 /** Changes of a delta read by the check: a first build's delta is the whole site, read once already. */
 const DELTA_CHECK_MAX_ENTRIES = 2000;
 
+/** The delta a snapshot is checked against, and what paging the snapshot found of its items. */
+interface BaseDelta {
+  base: number;
+  read: { items: number; removed: number; nextSince: string; complete: boolean };
+  entries: DeltaListing[];
+  /** Ids the delta lists. */
+  listed: ReadonlySet<string>;
+  /** Id → version in the snapshot of each listed item paging found. */
+  found: Map<string, string>;
+}
+
 /** A report is reused for the same snapshot this long (the 90-day window moves slowly). */
 const REPORT_TTL_MS = 10 * 60_000;
 
@@ -47,10 +60,14 @@ function schemaValidators(): ReturnType<typeof manifestValidators> {
 
 /**
  * The seed's pre-deployment checklist (README › Observability) over the current snapshot.
- * One pass: the snapshot is read page by page through the manifest service
- * (which also checks that paging answers correctly), each item goes through
- * every item check and is dropped; then the delta feed is checked, and the
- * failing items (at most 50 per check) are linked to the entries they come from.
+ * One pass: the first pages of the delta since the previous snapshot are read,
+ * then the snapshot page by page through the manifest service (which also
+ * checks that paging answers correctly); each item goes through every item
+ * check, the delta's items are looked for, and it is dropped. Then the delta's
+ * answers are checked, and the failing items (at most 50 per check) are linked
+ * to the entries they come from. What is kept grows with the site by each
+ * page's URL and a fingerprint of each item's id and each fragment's
+ * permalink (ReadinessTally, PagingCheck), not by the items read.
  */
 export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   const items = repositories(strapi).items;
@@ -102,7 +119,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     since: number,
     pageLimit: number,
     maxEntries: number,
-    visit: (entry: { id: string; removed: boolean; version?: string }) => void = () => undefined,
+    visit: (entry: DeltaListing) => void = () => undefined,
   ): Promise<{ items: number; removed: number; nextSince: string; complete: boolean }> {
     const manifest = getService(strapi, 'manifest');
     const result = { items: 0, removed: 0, nextSince: '', complete: false };
@@ -127,33 +144,43 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
+   * The delta since the snapshot before S (since 0 for the first), read before S is paged
+   * through, so that only the items it lists are looked for there. A delta larger than
+   * DELTA_CHECK_MAX_ENTRIES (a first build: the whole site) is read on its first pages only.
+   * Null when S has no previous snapshot left to compare with.
+   */
+  async function readBaseDelta(
+    snapshot: SnapshotRecord,
+    pageLimit: number,
+  ): Promise<BaseDelta | null> {
+    const recent = await getService(strapi, 'manifest').recentSnapshots(2);
+    const previous = recent[1]?.seq === snapshot.seq - 1 ? recent[1] : undefined;
+    const base = previous ? previous.seq : snapshot.seq === 1 ? 0 : null;
+    if (base === null) return null;
+    const entries: DeltaListing[] = [];
+    const read = await readDelta(base, pageLimit, DELTA_CHECK_MAX_ENTRIES, (entry) =>
+      entries.push(entry),
+    );
+    return { base, read, entries, found: new Map(), listed: new Set(entries.map((e) => e.id)) };
+  }
+
+  /**
    * The delta since the previous snapshot lists exactly its changes (every
    * item it lists is in the snapshot at that version, every tombstone is
-   * gone), and the delta since the current snapshot is empty. A delta larger
-   * than DELTA_CHECK_MAX_ENTRIES (a first build: the whole site) is checked on
-   * its first pages only, so the snapshot is not read a second time.
+   * gone), and the delta since the current snapshot is empty. `delta` has
+   * been read before the snapshot was paged through and holds what paging
+   * found of the items it lists.
    */
   async function deltaProblems(
     snapshot: SnapshotRecord,
     pageLimit: number,
-    versions: ReadonlyMap<string, string>,
+    delta: BaseDelta | null,
   ): Promise<{ problems: string[]; note: string }> {
     const problems: string[] = [];
     let note = '';
-    const recent = await getService(strapi, 'manifest').recentSnapshots(2);
-    const previous = recent[1]?.seq === snapshot.seq - 1 ? recent[1] : undefined;
-    const base = previous ? previous.seq : snapshot.seq === 1 ? 0 : null;
-    if (base !== null) {
-      const wrong: string[] = [];
-      const delta = await readDelta(base, pageLimit, DELTA_CHECK_MAX_ENTRIES, (entry) => {
-        const current = versions.get(entry.id);
-        if (entry.removed && current !== undefined)
-          wrong.push(`${entry.id} is listed as removed but is in snapshot ${snapshot.seq}`);
-        if (!entry.removed && current !== entry.version)
-          wrong.push(
-            `${entry.id} is listed at ${entry.version}, snapshot ${snapshot.seq} has ${current ?? 'no such item'}`,
-          );
-      });
+    if (delta) {
+      const { base, read } = delta;
+      const wrong = deltaListingProblems(delta.entries, delta.found, snapshot.seq);
       problems.push(...wrong.slice(0, 10).map((w) => `delta since ${base}: ${w}`));
       const expected =
         base === 0
@@ -162,19 +189,16 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
               items: snapshot.changes.added + snapshot.changes.changed,
               removed: snapshot.changes.removed,
             };
-      if (
-        delta.complete &&
-        (delta.items !== expected.items || delta.removed !== expected.removed)
-      ) {
+      if (read.complete && (read.items !== expected.items || read.removed !== expected.removed)) {
         problems.push(
-          `the delta since ${base} lists ${delta.items} items and ${delta.removed} tombstones; snapshot ${snapshot.seq} changed ${expected.items} and removed ${expected.removed}`,
+          `the delta since ${base} lists ${read.items} items and ${read.removed} tombstones; snapshot ${snapshot.seq} changed ${expected.items} and removed ${expected.removed}`,
         );
       }
-      if (!delta.complete)
-        note = ` (its first ${delta.items + delta.removed} of ${expected.items + expected.removed} changes read)`;
-      if (delta.nextSince !== String(snapshot.seq))
+      if (!read.complete)
+        note = ` (its first ${read.items + read.removed} of ${expected.items + expected.removed} changes read)`;
+      if (read.nextSince !== String(snapshot.seq))
         problems.push(
-          `the delta since ${base} answers next_since ${delta.nextSince}, not ${snapshot.seq}`,
+          `the delta since ${base} answers next_since ${read.nextSince}, not ${snapshot.seq}`,
         );
     }
     const empty = await readDelta(snapshot.seq, pageLimit, 1);
@@ -237,7 +261,12 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     const started = Date.now();
     const { item: validateItem, page: validatePage } = schemaValidators();
     const tally = new ReadinessTally({ now, validateItem });
-    // Also keeps id → version of every item paged through: what the delta is checked against.
+    // Read first: paging then keeps the versions of the items the delta lists, not of every item.
+    const deltaFailure = { message: '' };
+    const delta = await readBaseDelta(snapshot, pageLimit).catch((error: unknown) => {
+      deltaFailure.message = error instanceof Error ? error.message : String(error);
+      return null;
+    });
     const paging = new PagingCheck({
       limit: pageLimit,
       snapshot: String(snapshot.seq),
@@ -247,6 +276,9 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     const policy = new Map<string, { title: string; detail: string }>();
     let policyCount = 0;
     await crawl(snapshot, tally, paging, pageLimit, async (page) => {
+      if (delta)
+        for (const item of page)
+          if (delta.listed.has(item.id)) delta.found.set(item.id, item.version);
       const described = await items.describe(
         snapshot.seq,
         page.map((item) => item.id),
@@ -274,15 +306,14 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
           policy.set(item.id, { title: item.title ?? item.id, detail });
       }
     });
-    const delta = await deltaProblems(snapshot, pageLimit, paging.versions).catch(
-      (error: unknown) => ({
-        problems: [
-          `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
-        ],
-        note: '',
-      }),
-    );
-    paging.versions.clear();
+    const feed = deltaFailure.message
+      ? { problems: [`the delta feed failed: ${deltaFailure.message}`], note: '' }
+      : await deltaProblems(snapshot, pageLimit, delta).catch((error: unknown) => ({
+          problems: [
+            `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
+          ],
+          note: '',
+        }));
     const results: (Omit<ItemCheckResult, 'id'> & { id: ReadinessCheckId })[] = [
       ...tally.finish(),
       {
@@ -310,13 +341,13 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         },
       ]),
     );
-    const feedProblems = [...paging.problems, ...delta.problems];
+    const feedProblems = [...paging.problems, ...feed.problems];
     byId.set('delta-and-paging', {
       id: 'delta-and-paging',
       ok: feedProblems.length === 0,
       summary:
         feedProblems.length === 0
-          ? `paging read all ${snapshot.itemCount} items of snapshot ${snapshot.seq}; the delta feed answers its changes${delta.note}`
+          ? `paging read all ${snapshot.itemCount} items of snapshot ${snapshot.seq}; the delta feed answers its changes${feed.note}`
           : feedProblems.slice(0, 3).join('; ') +
             (feedProblems.length > 3 ? `; and ${feedProblems.length - 3} more` : ''),
       failures: [],
