@@ -429,6 +429,21 @@ describe.each(testDatabases())(
       expect(done.readinessSnapshot).toBe(computed.snapshot);
     });
 
+    it('Given a checklist paging through the snapshot, When a timer is due, Then it fires between pages, not after the last (SQLite runs queries synchronously)', async () => {
+      const readiness = app.strapi.plugin('sitemap-ai').service('readiness') as {
+        check(options: { now: Date; pageLimit: number }): Promise<{ items: number }>;
+      };
+      let pagedAll = false;
+      // A page of one item: as many pages as items (a large site's crawl, made small).
+      const report = readiness.check({ now: new Date(), pageLimit: 1 }).then((done) => {
+        pagedAll = true;
+        return done;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(pagedAll).toBe(false);
+      expect((await report).items).toBeGreaterThan(10);
+    });
+
     it('shows pending changes and freshness while a publish waits for the next snapshot', async () => {
       await publishGeoIndexEdit((body) => `${body}\n\nA closing line.`);
       const waiting = await dashboard();

@@ -19,6 +19,7 @@ import { MANIFEST_SCHEMA } from '../core/schema';
 import type { ManifestItem } from '../core/types';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
+import { turnEventLoop } from '../utils/event-loop';
 import type { ReadinessCheck, ReadinessFailure } from '../../../shared/contracts/admin';
 
 /** The readiness checklist of one snapshot. */
@@ -99,6 +100,9 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
       }
       await onPage(page.items);
       if (!page.next_page_token || !goesOn) break;
+      // Minutes at 100k articles: requests (the dashboard's own, which waits 4 s) are answered
+      // between pages, and the heap is kept within the build's budget.
+      await turnEventLoop();
       resolved = await manifest.resolve({ limit: pageLimit, page_token: page.next_page_token });
       if (resolved.snapshot.seq !== snapshot.seq) {
         paging.problems.push(
