@@ -35,15 +35,6 @@ export class FingerprintSet {
     return true;
   }
 
-  has(value: string): boolean {
-    const [high, low] = fingerprint(value);
-    const mask = this.high.length - 1;
-    for (let slot = low & mask; ; slot = (slot + 1) & mask) {
-      if (this.high[slot] === 0 && this.low[slot] === 0) return false;
-      if (this.high[slot] === high && this.low[slot] === low) return true;
-    }
-  }
-
   /** Put a fingerprint in its slot; false when it is there already. */
   private insert(high: number, low: number): boolean {
     const mask = this.high.length - 1;
