@@ -53,6 +53,31 @@ describe('sitemap-ai-validate arguments', () => {
     expect(new Set(cli.sampleIndices(14_000, 50)).size).toBe(50);
   });
 
+  it('Given a stream shorter than twice the sample, Then SpreadSample picks what sampleIndices picks of it', () => {
+    for (const total of [0, 3, 50, 99]) {
+      const sample = new cli.SpreadSample<number>(50);
+      for (let i = 0; i < total; i += 1) sample.add(i);
+      expect(sample.values()).toEqual(cli.sampleIndices(total, 50));
+    }
+  });
+
+  it('Given the 1.4M items of a 100k-article site, Then SpreadSample picks 50 spread over all of them, the same from run to run', () => {
+    const run = () => {
+      const sample = new cli.SpreadSample<number>(50);
+      for (let i = 0; i < 1_400_000; i += 1) sample.add(i);
+      return sample.values();
+    };
+    const picked = run();
+    expect(picked).toHaveLength(50);
+    expect(picked[0]).toBe(0);
+    // Spread: no gap between two picks (or after the last) wider than twice an even share.
+    const gaps = picked.slice(1).map((value, i) => value - picked[i]!);
+    gaps.push(1_400_000 - picked[picked.length - 1]!);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual((2 * 1_400_000) / 50);
+    expect(Math.min(...gaps)).toBeGreaterThan(0);
+    expect(run()).toEqual(picked);
+  });
+
   it('Given a page changed recently without a changelog entry, Then it reports it the way the server does', () => {
     // The CLI runs core's readiness tally: its changelog check is the server's function.
     const now = new Date('2026-11-30T00:00:00Z');

@@ -301,6 +301,35 @@ export function sampleIndices(total: number, n: number): number[] {
   return [...picked];
 }
 
+/**
+ * An evenly spread sample of `n` of a stream whose length is known only at its end (a manifest
+ * paged through), in memory for at most 2n: every `stride`-th value is kept, and when 2n are kept
+ * every other one goes and the stride doubles. A stream shorter than 2n is kept whole, and
+ * `values()` picks from it as `sampleIndices` does; deterministic, so CI runs repeat.
+ */
+export class SpreadSample<T> {
+  private kept: T[] = [];
+  private stride = 1;
+  private seen = 0;
+
+  constructor(private readonly n: number) {}
+
+  add(value: T): void {
+    if (this.seen % this.stride === 0) {
+      this.kept.push(value);
+      if (this.kept.length >= 2 * this.n) {
+        this.kept = this.kept.filter((_, i) => i % 2 === 0);
+        this.stride *= 2;
+      }
+    }
+    this.seen += 1;
+  }
+
+  values(): T[] {
+    return sampleIndices(this.kept.length, this.n).map((i) => this.kept[i]!);
+  }
+}
+
 /** Run every check against `options.api`. Returns the results (nothing is printed here). */
 export async function validate(
   options: ValidateOptions,
@@ -345,7 +374,27 @@ export async function validate(
     ...(validators ? { validatePage: validators.page } : {}),
   });
   const notObjects: Problem[] = [];
-  const withChecksum: { id: string; checksum: string }[] = [];
+  // 3. Checksums of a sample (or all) against the content endpoint: with --all each page's as it
+  // is read, else a spread sample of them once the manifest is read (memory: the sample, not
+  // every item of a site of a million).
+  const sample = new SpreadSample<{ id: string; checksum: string }>(options.sample);
+  let withChecksums = 0;
+  let verified = 0;
+  const verify = (picked: { id: string; checksum: string }[]) =>
+    forEachLimited(picked, options.concurrency, async (item) => {
+      const id = PLAIN_ID.test(item.id) ? item.id : encodeURIComponent(item.id);
+      const url = `${options.api}/fragments/${id}/content`;
+      const answer = await get(url, http, 'text/markdown, text/plain;q=0.9, */*;q=0.1');
+      if (answer.status !== 200)
+        return fail(checksums, { itemId: item.id, message: `${url}: ${describeAnswer(answer)}` });
+      const actual = `sha256:${createHash('sha256').update(answer.body).digest('hex')}`;
+      if (actual !== item.checksum)
+        return fail(checksums, {
+          itemId: item.id,
+          message: `the manifest says ${item.checksum}, its content hashes to ${actual}`,
+        });
+      verified += 1;
+    });
   let token: unknown = null;
   let crawlFailed = false;
   do {
@@ -378,6 +427,7 @@ export async function validate(
       },
       body,
     );
+    const pageChecksums: { id: string; checksum: string }[] = [];
     for (const item of items) {
       result.items += 1;
       if (!isRecord(item)) {
@@ -385,9 +435,14 @@ export async function validate(
         continue;
       }
       tally.add(item as never);
-      if (nonEmpty(item.id) && nonEmpty(item.checksum))
-        withChecksum.push({ id: item.id, checksum: item.checksum });
+      if (nonEmpty(item.id) && nonEmpty(item.checksum)) {
+        const entry = { id: item.id, checksum: item.checksum };
+        withChecksums += 1;
+        if (options.all) pageChecksums.push(entry);
+        else sample.add(entry);
+      }
     }
+    await verify(pageChecksums);
     if (token !== null && typeof token !== 'string') {
       fail(paging, {
         message: `page ${result.pages}: next_page_token is neither a string nor null`,
@@ -411,27 +466,11 @@ export async function validate(
     validators ? [] : [{ message: 'not checked: schema.json could not be compiled' }],
   );
 
-  // 3. Checksums of a sample (or all) against the content endpoint.
-  const picked = options.all
-    ? withChecksum
-    : sampleIndices(withChecksum.length, options.sample).map((i) => withChecksum[i]!);
-  let verified = 0;
-  await forEachLimited(picked, options.concurrency, async (item) => {
-    const id = PLAIN_ID.test(item.id) ? item.id : encodeURIComponent(item.id);
-    const url = `${options.api}/fragments/${id}/content`;
-    const answer = await get(url, http, 'text/markdown, text/plain;q=0.9, */*;q=0.1');
-    if (answer.status !== 200)
-      return fail(checksums, { itemId: item.id, message: `${url}: ${describeAnswer(answer)}` });
-    const actual = `sha256:${createHash('sha256').update(answer.body).digest('hex')}`;
-    if (actual !== item.checksum)
-      return fail(checksums, {
-        itemId: item.id,
-        message: `the manifest says ${item.checksum}, its content hashes to ${actual}`,
-      });
-    verified += 1;
-  });
-  checksums.summary = `${verified} of ${picked.length} ${options.all ? '' : 'sampled '}items match their content`;
-  if (picked.length === 0 && result.items > 0)
+  const sampled = options.all ? [] : sample.values();
+  await verify(sampled);
+  const picked = options.all ? withChecksums : sampled.length;
+  checksums.summary = `${verified} of ${picked} ${options.all ? '' : 'sampled '}items match their content`;
+  if (picked === 0 && result.items > 0)
     fail(checksums, { message: 'no item had an id and a checksum to verify' });
 
   // 4. The delta feed answers since the current snapshot.
