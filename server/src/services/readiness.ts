@@ -144,6 +144,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
         return result;
       }
       if (result.items + result.removed >= maxEntries) return result;
+      await turnEventLoop();
     }
   }
 
