@@ -266,12 +266,18 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     const started = Date.now();
     const { item: validateItem, page: validatePage } = schemaValidators();
     const tally = new ReadinessTally({ now, validateItem });
-    // Read first: paging then keeps the versions of the items the delta lists, not of every item.
-    const deltaFailure = { message: '' };
-    const delta = await readBaseDelta(snapshot, pageLimit).catch((error: unknown) => {
-      deltaFailure.message = error instanceof Error ? error.message : String(error);
-      return null;
+    const feedFailed = (error: unknown) => ({
+      problems: [
+        `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
+      ],
+      note: '',
     });
+    // Read first: paging then keeps the versions of the items the delta lists, not of every item.
+    const read = await readBaseDelta(snapshot, pageLimit).then(
+      (delta) => ({ delta }),
+      (error: unknown) => ({ delta: null, failed: feedFailed(error) }),
+    );
+    const { delta } = read;
     const paging = new PagingCheck({
       limit: pageLimit,
       snapshot: String(snapshot.seq),
@@ -311,14 +317,10 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
           policy.set(item.id, { title: item.title ?? item.id, detail });
       }
     });
-    const feed = deltaFailure.message
-      ? { problems: [`the delta feed failed: ${deltaFailure.message}`], note: '' }
-      : await deltaProblems(snapshot, pageLimit, delta).catch((error: unknown) => ({
-          problems: [
-            `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
-          ],
-          note: '',
-        }));
+    const feed =
+      'failed' in read
+        ? read.failed
+        : await deltaProblems(snapshot, pageLimit, delta).catch(feedFailed);
     const results: (Omit<ItemCheckResult, 'id'> & { id: ReadinessCheckId })[] = [
       ...tally.finish(),
       {
