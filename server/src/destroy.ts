@@ -1,8 +1,9 @@
 import type { Core } from '@strapi/strapi';
+import { stopBlobEncoder } from './repositories/blob-encoder';
 import { getService } from './utils/get-service';
 import { releaseHeapBudget } from './utils/heap-budget';
 
-/** Track what publishes queued, stop the access-log writer, the schedule and the webhook delivery loop (no orphan timers) and forget module-level state so a reboot in the same process starts clean. */
+/** Track what publishes queued, stop the access-log writer, the schedule, the webhook delivery loop and the text encoder's thread (no orphan timers or threads) and forget module-level state so a reboot in the same process starts clean. */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'tracker').stop();
   await getService(strapi, 'access-log').stop();
@@ -12,4 +13,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'instances').stop();
   getService(strapi, 'config').reset();
   releaseHeapBudget(strapi);
+  await stopBlobEncoder();
 };

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { FirstPublish } from '../../server/src/services/tracker';
-import { API, crawl } from '../helpers/manifest';
-import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
+import { API, crawl, sha256 } from '../helpers/manifest';
+import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
 
 /**
  * A site's first build publishes as it tracks (docs/protocol.md §5): each new state is made a
@@ -12,6 +14,8 @@ import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
  * publish that lands while the first build tracks is served, with no version of an empty range.
  */
 const ARTICLE = 'api::article.article';
+/** The seed's GEO article body: sections, a table, a figure. */
+const GEO_BODY = readFileSync(path.join(PLAYGROUND, 'src', 'seed-data', 'geo-index.en.md'), 'utf8');
 const PAGE = 50;
 /** What a first build of the seeded site starts from: the plugin's rows gone, content kept. */
 const PLUGIN_TABLES = [
@@ -367,6 +371,48 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     const now = await served();
     expect(now.size).toBe(expected.size);
     expect(await servesParagraph(now, sentence)).toBe(true);
+    await expectVersionsSound();
+  });
+
+  it('stores the texts of a batch large enough to be encoded on a second thread, each read back as written', async () => {
+    // Given a site with two dozen more articles, so one batch of the first build stores hundreds
+    // of texts: more than are encoded on the thread that writes them (256), each item's data
+    // being a text of its own
+    const documents = app.strapi.documents(ARTICLE as never) as unknown as {
+      create(q: unknown): Promise<{ documentId: string }>;
+      publish(q: unknown): Promise<unknown>;
+    };
+    for (let i = 0; i < 24; i += 1) {
+      const doc = await documents.create({
+        locale: 'en',
+        data: {
+          title: `Encoded ${i}`,
+          slug: `encoded-${i}`,
+          body: `${GEO_BODY}\n\nA closing paragraph of its own, number ${i}.\n`,
+        },
+      });
+      await documents.publish({ documentId: doc.documentId, locale: 'en' });
+    }
+    await tracker().flush();
+    await wipe();
+
+    // When the first build runs
+    await builder().rebuild({ trigger: 'test' });
+
+    // Then it stored hundreds of texts, and every item of those articles is served with the
+    // site's licence and usage, its content hashing to the checksum the manifest gives
+    const now = await served();
+    const geo = expected.get('article:geo-index:en')!;
+    const added = [...now.values()].filter((item) => item.id.startsWith('article:encoded-'));
+    expect(added.length).toBeGreaterThan(256);
+    for (const item of added) {
+      expect({ license: item.license, usage: item.usage }).toEqual({
+        license: geo.license,
+        usage: geo.usage,
+      });
+      const content = await app.http.get(new URL(item.content_url!).pathname).expect(200);
+      expect(sha256(content.text), item.id).toBe(item.checksum);
+    }
     await expectVersionsSound();
   });
 });

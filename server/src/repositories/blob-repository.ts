@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
-import { blobKey, decodeBlob, encodeBlob } from './blob-codec';
+import { blobKey, decodeBlob } from './blob-codec';
+import { encodeBodies } from './blob-encoder';
 import { insertRows } from './bulk';
 import { WRITE_BATCH } from './json';
 import { turnEventLoop } from '../utils/event-loop';
@@ -58,6 +59,16 @@ const RETOUCH_MS = 60_000;
 const SWEEP_ROUND = 50_000;
 
 type Row = Record<string, unknown>;
+
+/** Texts being stored (BlobRepository's prepare): every text's key, and the distinct ones' bodies. */
+export interface PreparedTexts {
+  /** Each text's key, in the order given. */
+  keys: string[];
+  /** The distinct keys, in the order of `bodies`. */
+  distinct: string[];
+  /** Their encoded bodies; never rejects (the encoder falls back to this thread). */
+  bodies: Promise<Buffer[]>;
+}
 
 /**
  * Content-addressed texts (README "Storage"): item data and canonical texts, each distinct value
@@ -127,14 +138,26 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     /**
-     * Store texts (those already stored are reused, their touch renewed); returns each text's key,
-     * in order. Runs in the caller's transaction when there is one.
+     * Begin storing texts: their keys now, in order, and their bodies encoded meanwhile (on the
+     * encoder's thread when there are many, see blob-encoder.ts), for `store` to write. A write
+     * that needs only the keys for its other rows writes those first.
      */
-    async put(texts: readonly string[]): Promise<string[]> {
+    prepare(texts: readonly string[]): PreparedTexts {
       const keys = texts.map(blobKey);
       const distinct = new Map<string, string>();
       texts.forEach((text, i) => distinct.set(keys[i]!, text));
-      if (distinct.size === 0) return keys;
+      const bodies =
+        distinct.size === 0 ? Promise.resolve([]) : encodeBodies([...distinct.values()]);
+      return { keys, distinct: [...distinct.keys()], bodies };
+    },
+
+    /**
+     * Store what `prepare` began (texts already stored are reused, their touch renewed). Runs in
+     * the caller's transaction when there is one.
+     */
+    async store({ distinct, bodies }: PreparedTexts): Promise<void> {
+      if (distinct.length === 0) return;
+      const encoded = await bodies;
       const now = Date.now();
       // One statement per chunk: each text stored, or its touch renewed when stale. Looking the
       // keys up first cost as much as the insert (a 1k site's first build on PostgreSQL: 160
@@ -148,11 +171,20 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           strapi.db.dialect.client,
           table(),
           ['key', 'body', 'touched_at'],
-          [...distinct].map(([key, text]) => [key, encodeBlob(text), now]),
+          distinct.map((key, i) => [key, encoded[i]!, now]),
           { on: 'key', renew: { column: 'touched_at', below: now - RETOUCH_MS } },
         ),
       );
-      return keys;
+    },
+
+    /**
+     * Store texts (those already stored are reused, their touch renewed); returns each text's key,
+     * in order. Runs in the caller's transaction when there is one.
+     */
+    async put(texts: readonly string[]): Promise<string[]> {
+      const prepared = this.prepare(texts);
+      await this.store(prepared);
+      return prepared.keys;
     },
 
     /** The stored bodies of these keys, still encoded (a key not stored is absent from the map). */

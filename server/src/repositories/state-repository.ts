@@ -661,6 +661,12 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       } = {},
     ): Promise<void> {
       if (writes.length === 0 && entries.length === 0 && compared.length === 0) return;
+      // The texts' keys now; their bodies are encoded while the rows that need only the keys
+      // are written, and stored last (rolled back with the states if these conflict).
+      const texts = blobs.prepare(
+        writes.flatMap(({ state }) => [JSON.stringify(state.data), state.content]),
+      );
+      const keys = texts.keys;
       await strapi.db.transaction(async () => {
         // What the documents were compared with, replaced with the states written from it: a hash
         // is never left beside states another comparison wrote.
@@ -684,10 +690,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           compared.flatMap(({ uid, documentId, hash }) =>
             hash === null ? [] : [{ source_uid: uid, source_document: documentId, hash }],
           ),
-        );
-        // Data and text first, by their keys: rolled back with the states if these conflict.
-        const keys = await blobs.put(
-          writes.flatMap(({ state }) => [JSON.stringify(state.data), state.content]),
         );
         const refsOf = (i: number) => ({ data: keys[2 * i]!, content: keys[2 * i + 1]! });
         // An id that is live again is no longer an alias; a renamed one becomes one.
@@ -756,6 +758,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           ),
         );
         await bulkInsert(strapi, CHANGELOG_UID, entries.map(toChangelogRow));
+        await blobs.store(texts);
       });
     },
   };
