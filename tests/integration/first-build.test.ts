@@ -415,4 +415,44 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     }
     await expectVersionsSound();
   });
+
+  it('writes the items of a first build in the order of their slugs, not of their document ids', async () => {
+    // Given a dozen more articles, whose document ids Strapi draws at random
+    const documents = app.strapi.documents(ARTICLE as never) as unknown as {
+      create(q: unknown): Promise<{ documentId: string }>;
+      publish(q: unknown): Promise<unknown>;
+    };
+    for (const letter of 'qwertyuiopas') {
+      const doc = await documents.create({
+        locale: 'en',
+        data: { title: `Ordered ${letter}`, slug: `ordered-${letter}`, body: GEO_BODY },
+      });
+      await documents.publish({ documentId: doc.documentId, locale: 'en' });
+    }
+    await tracker().flush();
+    await wipe();
+
+    // When the first build runs
+    await builder().rebuild({ trigger: 'test' });
+
+    // Then the English article pages (items with no parent) were written (row ids of their
+    // states) in slug order
+    const slugs = new Map(
+      (
+        (await knex()('articles')
+          .whereNotNull('published_at')
+          .where('locale', 'en')
+          .select('document_id', 'slug')) as { document_id: string; slug: string | null }[]
+      ).map((row) => [row.document_id, row.slug ?? '']),
+    );
+    const written = (
+      (await knex()('sitemap_ai_fragment_states')
+        .where({ source_uid: ARTICLE, lang: 'en' })
+        .whereNull('parent_item')
+        .orderBy('id')
+        .select('source_document')) as { source_document: string }[]
+    ).map((row) => slugs.get(row.source_document)!);
+    expect(written.filter((slug) => slug.startsWith('ordered-'))).toHaveLength(12);
+    expect(written).toEqual([...written].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
 });

@@ -11,6 +11,8 @@ import { createContentSchemas } from './content-schemas';
 type Doc = Record<string, unknown>;
 
 const PAGE = 100;
+/** Documents listed per query (ids and slugs only) before they are read in slug order. */
+const LIST_PAGE = 1000;
 
 function str(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -291,9 +293,17 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Published entries of one type in one locale, in documentId order, a page at a time (keyset:
-     * each page starts after the last document id of the one before, so the cost of a page does
-     * not grow with the site).
+     * Published entries of one type in one locale, a page at a time, in the order of the field
+     * their items' ids are made of (the slug, when the type has one; then the document id).
+     *
+     * The documents are listed first, only their ids and slugs, in keyset pages of document ids
+     * (each page starts after the last id of the one before, so the cost of a page does not grow
+     * with the site), then read a page at a time in slug order. The order is for the database:
+     * the plugin's tables are indexed by item id, and a first build that wrote its items in
+     * document id order (random to their ids) inserted every batch's rows all over those indexes,
+     * so each commit wrote back pages across all of them, ever more as they grew (10k articles on
+     * SQLite: commits 16 ms at the start, 180 ms at the end, 11.6 s in all). Written in id order,
+     * a batch's rows land beside each other.
      */
     async *published(
       uid: string,
@@ -302,20 +312,52 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       locale: string | undefined,
       lang: string,
     ): AsyncGenerator<{ entry: EntrySource; problems: MetadataProblem[] }> {
-      const populate = populateFor(map);
+      const listed: { documentId: string; key: string }[] = [];
+      const fields = map.slug ? ['documentId', map.slug] : ['documentId'];
       let after: string | null = null;
       for (;;) {
         const docs = (await strapi.documents(uid as never).findMany({
           status: 'published',
           ...(locale ? { locale } : {}),
           ...(after === null ? {} : { filters: { documentId: { $gt: after } } }),
-          populate,
+          fields,
           sort: 'documentId:asc',
+          limit: LIST_PAGE,
+        } as never)) as unknown as Doc[];
+        for (const doc of docs) {
+          const documentId = String(doc.documentId);
+          listed.push({ documentId, key: (map.slug ? str(doc[map.slug]) : undefined) ?? '' });
+        }
+        if (docs.length < LIST_PAGE) break;
+        after = String(docs[docs.length - 1]!.documentId);
+      }
+      listed.sort((a, b) =>
+        a.key !== b.key
+          ? a.key < b.key
+            ? -1
+            : 1
+          : a.documentId < b.documentId
+            ? -1
+            : a.documentId > b.documentId
+              ? 1
+              : 0,
+      );
+      const populate = populateFor(map);
+      for (let i = 0; i < listed.length; i += PAGE) {
+        const ids = listed.slice(i, i + PAGE).map((doc) => doc.documentId);
+        const docs = (await strapi.documents(uid as never).findMany({
+          status: 'published',
+          ...(locale ? { locale } : {}),
+          filters: { documentId: { $in: ids } },
+          populate,
           limit: PAGE,
         } as never)) as unknown as Doc[];
-        for (const doc of docs) yield toEntry(uid, typeKey, map, doc, lang);
-        if (docs.length < PAGE) break;
-        after = String(docs[docs.length - 1]!.documentId);
+        // (a document unpublished since it was listed is no longer read: it is not published)
+        const byId = new Map(docs.map((doc) => [String(doc.documentId), doc]));
+        for (const documentId of ids) {
+          const doc = byId.get(documentId);
+          if (doc) yield toEntry(uid, typeKey, map, doc, lang);
+        }
       }
     },
 

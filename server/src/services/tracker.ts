@@ -903,9 +903,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const seen = new Set<string>();
       const noChangelogBefore = !(await states.anyChangelog());
       const noAliasesBefore = !(await states.anyAlias());
-      // Streamed a batch of documents at a time, so memory does not grow with the site: each
-      // locale's published entries in document order; a document first met in one locale is
-      // compared with its entries of every locale, read for its batch.
+      // Streamed a batch of documents at a time, so memory does not grow with the site (but for
+      // a list of their ids and slugs): each locale's published entries in the order of their
+      // items' ids (the sources' `published`); a document first met in one locale is compared
+      // with its entries of every locale, read for its batch.
       for (const type of settings().enabledTypes()) {
         const scope = await scopeOf(type);
         const { langs, localized } = scope;
