@@ -110,3 +110,8 @@ export class ConfigError extends SitemapAiError {
     this.key = key;
   }
 }
+
+/** The message of whatever was thrown (an Error's message, anything else as a string), for a log line. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

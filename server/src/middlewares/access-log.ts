@@ -12,6 +12,7 @@ import {
 } from '../core/access-log';
 import { classifyUserAgent } from '../core/agents';
 import { getService } from '../utils/get-service';
+import { messageOf } from '../core/errors';
 
 /** What the public routes' controllers and middlewares leave in `ctx.state` for the access log. */
 export interface PublicRouteState {
@@ -58,9 +59,7 @@ export default (config: { kind?: string } | undefined, { strapi }: { strapi: Cor
           : { versions: [], checksums: [] },
       });
     } catch (error) {
-      strapi.log.error(
-        `[sitemap-ai] access log: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      strapi.log.error(`[sitemap-ai] access log: ${messageOf(error)}`);
     }
   }
 

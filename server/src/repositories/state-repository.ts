@@ -10,6 +10,7 @@ import { ITEM_VERSION_UID } from './item-repository';
 import { readStoredItem } from '../core/items';
 import { checksumOf, storedChecksum, storedStateColumns, storedStateOf } from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
+import { messageOf } from '../core/errors';
 
 export const FRAGMENT_STATE_UID = 'plugin::sitemap-ai.fragment-state' as const;
 export const CHANGELOG_UID = 'plugin::sitemap-ai.changelog-entry' as const;
@@ -450,7 +451,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       } catch (error) {
         // Strapi starts all the same; the marks stay where they are until the next start moves them.
         strapi.log.error(
-          `[sitemap-ai] states an earlier release left waiting for a build were not moved to their own table, tried again at the next start: ${error instanceof Error ? error.message : String(error)}`,
+          `[sitemap-ai] states an earlier release left waiting for a build were not moved to their own table, tried again at the next start: ${messageOf(error)}`,
         );
       }
     },

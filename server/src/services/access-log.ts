@@ -17,6 +17,7 @@ import { type AccessLogRecord, type IngestCount } from '../repositories/access-l
 import { getService } from '../utils/get-service';
 import type { AgentTier } from './agents';
 import { encodeDeltaSpan, type DeltaSpan } from '../core/geo';
+import { messageOf } from '../core/errors';
 
 /** One request as the middleware saw it; the raw address lives only here, in memory, until the next write. */
 export interface AccessLogHit {
@@ -133,7 +134,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
         await repository.insert(await toRecords(batch));
       } catch (error) {
         strapi.log.error(
-          `[sitemap-ai] access log: ${batch.length} entries not written: ${error instanceof Error ? error.message : String(error)}`,
+          `[sitemap-ai] access log: ${batch.length} entries not written: ${messageOf(error)}`,
         );
       }
     }
@@ -160,9 +161,7 @@ export const createAccessLogService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   function logPruneError(error: unknown): number {
-    strapi.log.error(
-      `[sitemap-ai] access log: pruning failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    strapi.log.error(`[sitemap-ai] access log: pruning failed: ${messageOf(error)}`);
     return 0;
   }
 

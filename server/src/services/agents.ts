@@ -7,7 +7,7 @@ import { helpers, jwkToKeyID, verify, type VerificationParams } from 'web-bot-au
 import { verifierFromJWK } from 'web-bot-auth/crypto';
 import { classifyUserAgent, type AgentFamily } from '../core/agents';
 import type { AgentsConfig } from '../core/config';
-import { InvalidAgentKeyError, VerificationRequiredError } from '../core/errors';
+import { InvalidAgentKeyError, VerificationRequiredError, messageOf } from '../core/errors';
 import { type AgentKeyRecord } from '../repositories/agent-key-repository';
 import type { AgentKeyIssued, AgentKeySummary } from '../../../shared/contracts/admin';
 import { getService } from '../utils/get-service';
@@ -224,7 +224,7 @@ export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
       return {
         tier: 'unverified',
         family: claimed,
-        reason: error instanceof Error ? error.message : String(error),
+        reason: messageOf(error),
       };
     }
   }
@@ -271,7 +271,7 @@ export const createAgentsService = ({ strapi }: { strapi: Core.Strapi }) => {
           return { tier: 'verified', family: list.family, method: 'ip-range', subject: list.url };
       } catch (error) {
         strapi.log.warn(
-          `[sitemap-ai] agents: the range list ${list.url} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+          `[sitemap-ai] agents: the range list ${list.url} could not be read: ${messageOf(error)}`,
         );
       }
     }

@@ -9,6 +9,7 @@ import type {
   DiscoveryDocumentLink,
   SnapshotSummary,
 } from '../../../shared/contracts/admin';
+import { messageOf } from '../core/errors';
 
 /** Snapshots the dashboard lists. */
 const DASHBOARD_SNAPSHOTS = 20;
@@ -77,9 +78,7 @@ export const createDashboardService = ({ strapi }: { strapi: Core.Strapi }) => {
       const [computed, pendingChanges, dirtyEntries, oldestPending, oldestDirty, ingest, live] =
         await Promise.all([
           within(checking, options.readinessWaitMs ?? READINESS_WAIT_MS, (error) =>
-            strapi.log.error(
-              `[sitemap-ai] readiness checklist failed: ${error instanceof Error ? error.message : String(error)}`,
-            ),
+            strapi.log.error(`[sitemap-ai] readiness checklist failed: ${messageOf(error)}`),
           ),
           states.countPending(),
           dirty.count(),

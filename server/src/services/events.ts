@@ -3,6 +3,7 @@ import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { manifestUpdatedEvent } from '../core/webhooks';
 import { getService } from '../utils/get-service';
 import type { ConfigChange } from './config';
+import { messageOf } from '../core/errors';
 
 /** A service that follows the effective config (the schedule, the rate limiter). */
 export type ConfigListener = (change: ConfigChange) => void | Promise<void>;
@@ -35,7 +36,7 @@ export const createEventsService = ({ strapi }: { strapi: Core.Strapi }) => {
           await listener(change);
         } catch (error) {
           strapi.log.error(
-            `[sitemap-ai] a change of the config was not applied everywhere: ${error instanceof Error ? error.message : String(error)}`,
+            `[sitemap-ai] a change of the config was not applied everywhere: ${messageOf(error)}`,
           );
         }
       }
@@ -63,7 +64,7 @@ export const createEventsService = ({ strapi }: { strapi: Core.Strapi }) => {
         );
       } catch (error) {
         strapi.log.error(
-          `[sitemap-ai] webhook events for snapshot ${snapshot.seq} not queued: ${error instanceof Error ? error.message : String(error)}`,
+          `[sitemap-ai] webhook events for snapshot ${snapshot.seq} not queued: ${messageOf(error)}`,
         );
       }
     },

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
 import { getService } from '../utils/get-service';
+import { messageOf } from '../core/errors';
 
 const PREFIX = 'instance:';
 /** Each instance says every HEARTBEAT_MS that it is alive and with which config; PRESENCE_MS without it and it is gone. */
@@ -85,9 +86,7 @@ export const createInstancesService = ({ strapi }: { strapi: Core.Strapi }) => {
         // Settings saved on another instance apply here within a heartbeat, build or not.
         Promise.all([service.heartbeat(), getService(strapi, 'settings').refresh()]).catch(
           (error: unknown) => {
-            strapi.log.warn(
-              `[sitemap-ai] instance heartbeat failed: ${error instanceof Error ? error.message : String(error)}`,
-            );
+            strapi.log.warn(`[sitemap-ai] instance heartbeat failed: ${messageOf(error)}`);
           },
         );
       }, HEARTBEAT_MS);

@@ -12,6 +12,7 @@ import { createRedisCounterStore } from '../repositories/rate-counter-redis';
 
 import { getService } from '../utils/get-service';
 import { within } from '../utils/within';
+import { messageOf } from '../core/errors';
 
 /** Expired counters are deleted at most this often per instance. */
 const PRUNE_INTERVAL_MS = 60_000;
@@ -52,7 +53,7 @@ export const createRateLimitService = ({ strapi }: { strapi: Core.Strapi }) => {
     if (now - lastErrorLog < ERROR_LOG_INTERVAL_MS) return;
     lastErrorLog = now;
     strapi.log.warn(
-      `[sitemap-ai] rate limit: the shared counter store failed, limiting on this instance's own counts meanwhile: ${error instanceof Error ? error.message : String(error)}`,
+      `[sitemap-ai] rate limit: the shared counter store failed, limiting on this instance's own counts meanwhile: ${messageOf(error)}`,
     );
   }
 

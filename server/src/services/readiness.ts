@@ -1,7 +1,7 @@
 import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { PAGE_LIMIT_MAX } from '../../../shared/constants';
-import { NoSnapshotError } from '../core/errors';
+import { NoSnapshotError, messageOf } from '../core/errors';
 import {
   READINESS_CHECK_IDS,
   READINESS_FAILURES_MAX,
@@ -267,9 +267,7 @@ export const createReadinessService = ({ strapi }: { strapi: Core.Strapi }) => {
     const { item: validateItem, page: validatePage } = schemaValidators();
     const tally = new ReadinessTally({ now, validateItem });
     const feedFailed = (error: unknown) => ({
-      problems: [
-        `the delta feed failed: ${error instanceof Error ? error.message : String(error)}`,
-      ],
+      problems: [`the delta feed failed: ${messageOf(error)}`],
       note: '',
     });
     // Read first: paging then keeps the versions of the items the delta lists, not of every item.

@@ -11,6 +11,7 @@ import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
 import type { FirstPublish, TrackFailure } from './tracker';
 import type { PolicyCandidate } from './policy';
+import { messageOf } from '../core/errors';
 
 export interface RebuildOptions {
   trigger?: string;
@@ -423,9 +424,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     if (oldest !== null) await items.collect(oldest);
     // Hygiene never fails a published build: logged, and tried again at the next interval.
     await collectChangelog(seq).catch((error: unknown) =>
-      strapi.log.error(
-        `[sitemap-ai] changelog collection failed: ${error instanceof Error ? error.message : String(error)}`,
-      ),
+      strapi.log.error(`[sitemap-ai] changelog collection failed: ${messageOf(error)}`),
     );
     strapi.log.info(
       `[sitemap-ai] snapshot ${seq} published: ${record.itemCount} items (+${changes.added} ~${changes.changed} -${changes.removed}) in ${record.durationMs} ms`,

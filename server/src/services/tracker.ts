@@ -28,6 +28,7 @@ import { turnEventLoop } from '../utils/event-loop';
 import type { EnabledType } from './config';
 import { LeaseLostError } from './snapshot-builder';
 import { versionOfState } from '../repositories/item-repository';
+import { messageOf } from '../core/errors';
 
 const MAX_ATTEMPTS = 6;
 
@@ -123,10 +124,6 @@ export interface TrackFailure {
   documentId: string;
   message: string;
 }
-
-/** The message of whatever was thrown. */
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 export interface TrackResult {
   changelog: ChangelogRecord[];

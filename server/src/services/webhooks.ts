@@ -12,7 +12,7 @@ import {
   type WebhookDeliveryStatus,
 } from '../../../shared/constants';
 import { forEachLimited } from '../core/concurrency';
-import { InvalidParameterError } from '../core/errors';
+import { InvalidParameterError, messageOf } from '../core/errors';
 import { isHttpUrl } from '../../../shared/urls';
 import {
   backoffDelay,
@@ -202,9 +202,7 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
           );
       }
     } catch (error) {
-      strapi.log.warn(
-        `[sitemap-ai] IndexNow ping failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      strapi.log.warn(`[sitemap-ai] IndexNow ping failed: ${messageOf(error)}`);
     }
     return outcome;
   }
@@ -333,9 +331,7 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
           } catch (error) {
             // A database error on one row: it stays claimed until its lease ends, then is retried.
             summary.skipped += 1;
-            strapi.log.error(
-              `[sitemap-ai] webhook ${row.id}: ${error instanceof Error ? error.message : String(error)}`,
-            );
+            strapi.log.error(`[sitemap-ai] webhook ${row.id}: ${messageOf(error)}`);
             return;
           }
           summary[outcome] += 1;
@@ -408,9 +404,7 @@ export const createWebhookService = ({ strapi }: { strapi: Core.Strapi }) => {
               await service.prune();
             }
           } catch (error) {
-            strapi.log.error(
-              `[sitemap-ai] webhook delivery run failed: ${error instanceof Error ? error.message : String(error)}`,
-            );
+            strapi.log.error(`[sitemap-ai] webhook delivery run failed: ${messageOf(error)}`);
           }
         })().finally(() => {
           running = null;
