@@ -331,17 +331,8 @@ export const createSourceRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         if (docs.length < LIST_PAGE) break;
         after = String(docs[docs.length - 1]!.documentId);
       }
-      listed.sort((a, b) =>
-        a.key !== b.key
-          ? a.key < b.key
-            ? -1
-            : 1
-          : a.documentId < b.documentId
-            ? -1
-            : a.documentId > b.documentId
-              ? 1
-              : 0,
-      );
+      const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+      listed.sort((a, b) => order(a.key, b.key) || order(a.documentId, b.documentId));
       const populate = populateFor(map);
       for (let i = 0; i < listed.length; i += PAGE) {
         const ids = listed.slice(i, i + PAGE).map((doc) => doc.documentId);
