@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeBlob, encodeBlob } from '../../server/src/repositories/blob-codec';
-import { encodeBodies, stopBlobEncoder } from '../../server/src/repositories/blob-encoder';
+import {
+  MESSAGE_CHARS,
+  encodeBodies,
+  stopBlobEncoder,
+} from '../../server/src/repositories/blob-encoder';
 
 /** Texts of a large write: item data, canonical texts, and short ones stored plain. */
 function texts(count: number, salt = ''): string[] {
@@ -68,5 +72,21 @@ describe('encoding stored texts on a second thread', () => {
     // and a later write starts another worker
     expect((await encodeBodies(texts(300))).length).toBe(300);
     expect(await stopBlobEncoder()).toBe(true);
+  });
+
+  it('hands a write longer than one message to the worker in several, its bodies in order', async () => {
+    // Three messages' worth of distinct texts, and one text longer than a message alone.
+    const size = 4_000;
+    const count = Math.ceil((2.5 * MESSAGE_CHARS) / size);
+    const many = Array.from({ length: count }, (_, i) =>
+      `${i} `.padEnd(size, `section ${i} of a long article; `),
+    );
+    const long = `a long text, `.padEnd(MESSAGE_CHARS + 1, 'with words of its own, ');
+    many.splice(count >> 1, 0, long);
+    const bodies = await encodeBodies(many);
+    expect(await stopBlobEncoder()).toBe(true);
+    expect(bodies).toHaveLength(many.length);
+    bodies.forEach((body, i) => expect(body.equals(encodeBlob(many[i]!))).toBe(true));
+    expect(decodeBlob(bodies[count >> 1]!)).toBe(long);
   });
 });

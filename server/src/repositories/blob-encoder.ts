@@ -16,6 +16,22 @@ import { DICTIONARY_V1, bodyEncoder, encodeBlob } from './blob-codec';
 const WORKER_MIN = 256;
 
 /**
+ * The most characters of text one message hands the worker; a longer write goes in several, and
+ * a text longer than this alone is encoded where it is written. With the bounds of the worker's
+ * heap below, whatever a site writes fits in it.
+ */
+export const MESSAGE_CHARS = 4_000_000;
+
+/**
+ * The worker's heap, bounded. Left to V8's defaults, a worker sizes its young generation as the
+ * main thread does: on a first build of 10k articles (bench-site.js, SQLite, one process) the
+ * process grew by +152 … +161 MB at its peak; with these bounds by +113 … +130 MB, no slower
+ * (20.2–23.2 s against 20.5–25.6 s). One message needs a few MB; if the worker ran out of heap
+ * all the same, it stops, and what it was asked is encoded on the calling thread.
+ */
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+
+/**
  * The worker's program: the same encoder as the main thread's (bodyEncoder's own source), its
  * bodies sent back in one transferred buffer with their lengths instead of one copied buffer each.
  */
@@ -48,6 +64,7 @@ function running(): Encoder {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { dictionary: new Uint8Array(DICTIONARY_V1) },
+    resourceLimits: WORKER_HEAP,
   });
   worker.unref();
   const started: Encoder = { worker, waiting: new Map() };
@@ -78,16 +95,44 @@ function running(): Encoder {
   return started;
 }
 
+/** The bodies one message asks the worker for. */
+function askWorker(texts: readonly string[]): Promise<Buffer[]> {
+  const { worker, waiting } = running();
+  const id = nextId++;
+  const bodies = new Promise<Buffer[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
+  worker.ref();
+  worker.postMessage({ id, texts });
+  return bodies;
+}
+
 /** The stored bodies of `texts`, in order (blob-codec's encodeBlob of each). */
 export async function encodeBodies(texts: readonly string[]): Promise<Buffer[]> {
   if (texts.length < WORKER_MIN) return texts.map(encodeBlob);
+  const bodies = new Array<Buffer>(texts.length);
+  // Consecutive texts of at most MESSAGE_CHARS characters a message, by their positions.
+  const messages: number[][] = [];
+  let current: number[] = [];
+  let chars = 0;
+  texts.forEach((text, i) => {
+    if (text.length > MESSAGE_CHARS) {
+      bodies[i] = encodeBlob(text);
+      return;
+    }
+    if (chars + text.length > MESSAGE_CHARS && current.length > 0) {
+      messages.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(i);
+    chars += text.length;
+  });
+  if (current.length > 0) messages.push(current);
   try {
-    const { worker, waiting } = running();
-    const id = nextId++;
-    const bodies = new Promise<Buffer[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
-    worker.ref();
-    worker.postMessage({ id, texts });
-    return await bodies;
+    const answers = await Promise.all(
+      messages.map((positions) => askWorker(positions.map((i) => texts[i]!))),
+    );
+    answers.forEach((answer, m) => messages[m]!.forEach((i, k) => (bodies[i] = answer[k]!)));
+    return bodies;
   } catch {
     // The worker could not start or stopped: the texts are encoded here.
     return texts.map(encodeBlob);
