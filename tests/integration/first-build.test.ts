@@ -436,7 +436,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     await builder().rebuild({ trigger: 'test' });
 
     // Then the English article pages (items with no parent) were written (row ids of their
-    // states) in slug order
+    // versions, made in the transactions that wrote their states) in slug order
     const slugs = new Map(
       (
         (await knex()('articles')
@@ -446,7 +446,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       ).map((row) => [row.document_id, row.slug ?? '']),
     );
     const written = (
-      (await knex()('sitemap_ai_fragment_states')
+      (await knex()('sitemap_ai_item_versions')
         .where({ source_uid: ARTICLE, lang: 'en' })
         .whereNull('parent_item')
         .orderBy('id')
@@ -454,5 +454,72 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     ).map((row) => slugs.get(row.source_document)!);
     expect(written.filter((slug) => slug.startsWith('ordered-'))).toHaveLength(12);
     expect(written).toEqual([...written].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+
+  it('leaves to the versions of a first build what its states hold alike, and reads it back from them', async () => {
+    // Given a first build of the seeded site
+    await wipe();
+    const first = await builder().rebuild({ trigger: 'test' });
+    const before = await served();
+    expect(before.size).toBe(first.snapshot.itemCount);
+    // Then the states it published hold none of what their versions hold
+    const stateColumns = ['checksum', 'meta_hash', 'modified_at', 'data_ref', 'content_ref'];
+    const states = (await knex()('sitemap_ai_fragment_states').select(stateColumns)) as Record<
+      string,
+      unknown
+    >[];
+    expect(states).toHaveLength(before.size);
+    expect(states.filter((row) => Object.values(row).some((value) => value !== null))).toEqual([]);
+    const changelogRows = await rowsOf('sitemap_ai_changelog');
+
+    // When every document is compared with its states again (what they were compared with
+    // forgotten), nothing having changed
+    await knex()('sitemap_ai_source_hashes').delete();
+    const again = await builder().rebuild({ trigger: 'test', full: true });
+
+    // Then nothing is written: each state read back is what its entries give
+    expect(again.snapshot.seq).toBe(1);
+    expect(await rowsOf('sitemap_ai_changelog')).toBe(changelogRows);
+    expect(await rowsOf('sitemap_ai_pending_states')).toBe(0);
+
+    // When an editor adds a paragraph to an article and the next build runs
+    const sentence = 'A paragraph added after the first build.';
+    await publishParagraph(sentence);
+    await tracker().flush();
+    expect((await builder().rebuild({ trigger: 'test' })).snapshot.seq).toBe(2);
+
+    // Then the edited items are served at their next content version, their change measured
+    // against the text of the first build, and every other item as the first build served it
+    const now = await served();
+    expect(await servesParagraph(now, sentence)).toBe(true);
+    const edited = [...now.values()].filter(
+      (item) => item.checksum !== before.get(item.id)?.checksum,
+    );
+    expect(edited.length).toBeGreaterThan(0);
+    for (const item of edited) {
+      expect(item.id.startsWith('article:geo-index:en')).toBe(true);
+      expect(item.version).toBe('v2.0');
+      // (the paragraph and the blank lines around it: measured against the whole old text)
+      const added = /edited, \+(\d+)\/−0 characters$/.exec(item.changelog?.[0]?.desc ?? '');
+      expect(Number(added?.[1])).toBeGreaterThanOrEqual(sentence.length);
+      expect(Number(added?.[1])).toBeLessThanOrEqual(sentence.length + 3);
+      expect(item.changelog?.[1]?.version).toBe('v1.0');
+    }
+    for (const [id, item] of now)
+      if (!edited.includes(item))
+        expect({ id, version: item.version, checksum: item.checksum }).toEqual({
+          id,
+          version: before.get(id)!.version,
+          checksum: before.get(id)!.checksum,
+        });
+    // and the edited states hold their own fields again
+    const rewritten = (await knex()('sitemap_ai_fragment_states')
+      .whereIn(
+        'item_id',
+        edited.map((item) => item.id),
+      )
+      .select('checksum')) as { checksum: string | null }[];
+    expect(rewritten.map((row) => row.checksum === null)).toEqual(edited.map(() => false));
+    await expectVersionsSound();
   });
 });

@@ -30,6 +30,9 @@ export interface ComparedSource {
   hash: string | null;
 }
 
+/** Documents a page of `liveDocuments` lists. */
+const LIVE_PAGE = 1000;
+
 /** Longest alias chain followed (a renamed heading renamed again …). */
 const MAX_ALIAS_HOPS = 10;
 
@@ -168,6 +171,37 @@ function toState(
   return Object.defineProperties(state, LAZY_ACCESSORS) as unknown as StoredTrackedState;
 }
 
+/**
+ * The columns a state published by a first build leaves to its version (docs/protocol.md §5): the
+ * first build writes each such state and its version of snapshot 1 in one transaction, with the
+ * same values, and the version holds them for as long as the state stays at that revision (any
+ * change rewrites the whole state). At 10k articles that was 140k rows of about 170 bytes each
+ * held twice. A state row without a checksum takes these from the version made at its revision.
+ */
+const FROM_VERSION = [
+  'parent_item',
+  'checksum',
+  'meta_hash',
+  'content_version',
+  'meta_version',
+  'modified_at',
+  'first_published',
+  'history',
+  'stability_pin',
+  'data_ref',
+  'content_ref',
+] as const;
+
+/** A state row that takes FROM_VERSION from its version (see there). */
+const takesFromVersion = (row: Row) => row.checksum === null || row.checksum === undefined;
+
+/** The row of a state published in the transaction that writes it: its own columns only. */
+function publishedRow(state: TrackedState): Row {
+  const row = toRow(state, { data: '', content: '' });
+  for (const column of FROM_VERSION) row[column] = null;
+  return row;
+}
+
 function toRow(state: TrackedState, refs: { data: string; content: string }): Row {
   return {
     item_id: state.itemId,
@@ -249,10 +283,39 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     load: Load,
     pending: ReadonlyMap<string, Waiting>,
   ): Promise<StoredTrackedState[]> {
+    await fromVersions(rows);
     const bodies = await blobs.getEncoded(
       rows.flatMap((row) => (load === 'all' ? [row.data_ref, row.content_ref] : [row.data_ref])),
     );
     return rows.map((row) => toState(row, bodies, load, pending.get(String(row.item_id))));
+  }
+
+  /**
+   * Fill in, in place, the columns the rows of states published by a first build take from their
+   * versions (FROM_VERSION): the version of the item made at the state's revision, the newest if
+   * there were several. A column the state set since (`invalidate`) keeps its own value.
+   */
+  async function fromVersions(rows: Row[]): Promise<void> {
+    const slim = rows.filter(takesFromVersion);
+    for (let i = 0; i < slim.length; i += WRITE_BATCH) {
+      const part = slim.slice(i, i + WRITE_BATCH);
+      const versions = (await strapi.db.query(ITEM_VERSION_UID).findMany({
+        select: ['item_id', 'state_revision', 'seq_from', ...FROM_VERSION],
+        where: { item_id: { $in: part.map((row) => String(row.item_id)) } },
+        orderBy: { seq_from: 'asc' },
+      })) as Row[];
+      const made = new Map<string, Row>();
+      for (const version of versions)
+        made.set(`${String(version.item_id)}\0${Number(version.state_revision)}`, version);
+      for (const row of part) {
+        const version = made.get(`${String(row.item_id)}\0${Number(row.revision)}`);
+        if (!version)
+          throw new Error(
+            `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
+          );
+        for (const column of FROM_VERSION) row[column] ??= version[column];
+      }
+    }
   }
 
   /** The pending rows of those of these items whose state waits for the next build. */
@@ -332,17 +395,38 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return result;
     },
 
-    /** Documents with live (not removed) states, per content type. */
-    async liveDocuments(): Promise<{ uid: string; documentId: string }[]> {
-      // One row per document, not per state: a whole-site re-compare asks this of every state.
-      const rows = (await strapi.db
-        .connection(tableOf(FRAGMENT_STATE_UID))
-        .distinct('source_uid', 'source_document')
-        .where('removed', false)) as Row[];
-      return rows.map((row) => ({
-        uid: String(row.source_uid),
-        documentId: String(row.source_document),
-      }));
+    /**
+     * Documents with live (not removed) states, per content type, a keyset page at a time in
+     * (type, document id) order: one row per document, not per state, and never the whole site's
+     * at once (a re-compare of 100k documents held 100k of them at its end).
+     */
+    async *liveDocuments(): AsyncGenerator<{ uid: string; documentId: string }> {
+      const knex = strapi.db.connection;
+      let after: { uid: string; documentId: string } | null = null;
+      for (;;) {
+        const query = knex(tableOf(FRAGMENT_STATE_UID))
+          .distinct('source_uid', 'source_document')
+          .where('removed', false);
+        if (after) {
+          const { uid, documentId } = after;
+          query.andWhere((where) =>
+            where
+              .where('source_uid', '>', uid)
+              .orWhere((same) =>
+                same.where('source_uid', uid).andWhere('source_document', '>', documentId),
+              ),
+          );
+        }
+        const rows = (await query
+          .orderBy([
+            { column: 'source_uid', order: 'asc' },
+            { column: 'source_document', order: 'asc' },
+          ])
+          .limit(LIVE_PAGE)) as Row[];
+        for (const row of rows)
+          yield (after = { uid: String(row.source_uid), documentId: String(row.source_document) });
+        if (rows.length < LIVE_PAGE) return;
+      }
     },
 
     /**
@@ -495,6 +579,50 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             ]),
         )
         .delete();
+    },
+
+    /**
+     * Before the versions of snapshot `seq` and later are discarded (a build that was not
+     * published): the states that take their fields from one of them (a first build's, see
+     * FROM_VERSION) are given those fields, so that none is left without them. Returns how many.
+     */
+    async keepFieldsOfVersionsFrom(seq: number): Promise<number> {
+      const knex = strapi.db.connection;
+      const stateTable = tableOf(FRAGMENT_STATE_UID);
+      const versionTable = tableOf(ITEM_VERSION_UID);
+      let kept = 0;
+      for (;;) {
+        const ids = (
+          (await knex(stateTable)
+            .join(versionTable, function joined() {
+              this.on(`${versionTable}.item_id`, '=', `${stateTable}.item_id`).andOn(
+                `${versionTable}.state_revision`,
+                '=',
+                `${stateTable}.revision`,
+              );
+            })
+            .whereNull(`${stateTable}.checksum`)
+            .andWhere(`${versionTable}.seq_from`, '>=', seq)
+            .select(`${stateTable}.id`)
+            .limit(WRITE_BATCH)) as { id: number }[]
+        ).map((row) => Number(row.id));
+        if (ids.length === 0) return kept;
+        const rows = (await states().findMany({
+          where: { id: { $in: ids }, checksum: { $null: true } },
+        })) as Row[];
+        // (none left: another instance gave them their fields meanwhile; the next read says so)
+        if (rows.length === 0) continue;
+        await fromVersions(rows);
+        await strapi.db.transaction(async () => {
+          for (const row of rows) {
+            const data: Row = {};
+            for (const column of FROM_VERSION) data[column] = row[column];
+            await states().updateMany({ where: { id: row.id, checksum: { $null: true } }, data });
+          }
+        });
+        kept += rows.length;
+        await turnEventLoop();
+      }
     },
 
     /** Whether any state is recorded (none is before a site's first build). */
@@ -707,8 +835,13 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           });
         }
         // New states in multi-row inserts: the unique item id refuses one another tracker wrote first.
+        // A state published in this transaction leaves to its version what they hold alike.
         const created = writes.flatMap((w, i) =>
-          w.expectedRevision === null ? [toRow(w.state, refsOf(i))] : [],
+          w.expectedRevision !== null
+            ? []
+            : published?.itemIds.has(w.state.itemId)
+              ? [publishedRow(w.state)]
+              : [toRow(w.state, refsOf(i))],
         );
         if (created.length > 0) {
           try {

@@ -195,7 +195,10 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       (await store.get<string>(FIRST_BUILD_KEY)) === print &&
       (await items.onlyOpenOf(seq));
     // Rows of snapshot `seq` are invisible until it is published; an interrupted build's go here.
-    if (!resumed) await items.discardUnpublished(seq);
+    if (!resumed) {
+      await states.keepFieldsOfVersionsFrom(seq);
+      await items.discardUnpublished(seq);
+    }
     const changes = { added: 0, changed: 0, removed: 0 };
     /** Items per type gained (+) or lost (−) against the previous snapshot. */
     const countDelta = new Map<string, number>();

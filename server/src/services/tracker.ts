@@ -897,7 +897,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       let changed = 0;
       let unchanged = 0;
       const failures: TrackFailure[] = [];
-      const seen = new Set<string>();
+      /** The documents compared, by type. */
+      const seen = new Map<string, Set<string>>();
       const noChangelogBefore = !(await states.anyChangelog());
       const noAliasesBefore = !(await states.anyAlias());
       // Streamed a batch of documents at a time, so memory does not grow with the site (but for
@@ -910,12 +911,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         const { uid, map } = type;
         const { typeKey } = type.policy;
         const done = new Set<string>();
+        seen.set(uid, done);
         const compareFirstMet = async (first: Map<string, EntrySource>, lang: string) => {
           const ids = [...first.keys()];
-          for (const id of ids) {
-            done.add(id);
-            seen.add(`${uid}|${id}`);
-          }
+          for (const id of ids) done.add(id);
           documents += ids.length;
           const result = await trackBatch(
             type,
@@ -948,8 +947,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           if (first.size > 0) await compareFirstMet(first, lang);
         }
       }
-      for (const { uid, documentId } of await states.liveDocuments()) {
-        if (seen.has(`${uid}|${documentId}`)) continue;
+      for await (const { uid, documentId } of states.liveDocuments()) {
+        if (seen.get(uid)?.has(documentId)) continue;
         documents += 1;
         changed += await trackOne(uid, documentId, cause, failures);
         await turnEventLoop();
