@@ -172,7 +172,7 @@ function toState(
 }
 
 /**
- * The columns a state published by a first build leaves to its version (docs/protocol.md §5): the
+ * The columns a state published by a first build leaves to its version (README "Storage"): the
  * first build writes each such state and its version of snapshot 1 in one transaction, with the
  * same values, and the version holds them for as long as the state stays at that revision (any
  * change rewrites the whole state). At 10k articles that was 140k rows of about 170 bytes each

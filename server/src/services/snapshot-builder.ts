@@ -205,6 +205,12 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
     const count = (type: string, by: number) =>
       countDelta.set(type, (countDelta.get(type) ?? 0) + by);
     const changedPages = new Set<string>();
+    // The pages changed are announced to IndexNow, and only then collected: a first build of
+    // 100k articles otherwise held the URLs of all their pages for nothing.
+    const announcePages = getService(strapi, 'config').config().indexNow.enabled;
+    const pageChanged = (url: () => string) => {
+      if (announcePages) changedPages.add(url());
+    };
     /** The page of an item, from its data. */
     const pageOf = (data: StoredTrackedState['data']) =>
       String(data.signals?.canonical ?? data.url);
@@ -235,7 +241,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
             fence,
             // A first snapshot's counts and changes are counted from its items once published.
             published: (state) => {
-              changedPages.add(pageOf(state.data));
+              pageChanged(() => pageOf(state.data));
               written += 1;
             },
           };
@@ -293,7 +299,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
             closes.push(current.rowId);
             changes.removed += 1;
             count(state.type, -1);
-            changedPages.add(pageOf(state.data));
+            pageChanged(() => pageOf(state.data));
           }
           continue;
         }
@@ -316,7 +322,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         inserts.push(toVersion(state, seq));
         const data = state.data;
         dataOf.set(state.itemId, { license: data.license, usage: data.usage });
-        changedPages.add(pageOf(data));
+        pageChanged(() => pageOf(data));
       }
 
       // The invariant, checked against the entries as published now: whatever is refused keeps
@@ -398,7 +404,7 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       : await items.countByType(seq);
     const itemCount = Object.values(counts).reduce((a, b) => a + b, 0);
     if (!previous) Object.assign(changes, { added: itemCount, changed: 0, removed: 0 });
-    if (resumed) {
+    if (resumed && announcePages) {
       // The pages of the versions the interrupted run wrote are announced too.
       let after = '';
       for (;;) {
