@@ -134,8 +134,8 @@ export async function encodeBodies(texts: readonly string[]): Promise<Buffer[]> 
     answers.forEach((answer, m) => messages[m]!.forEach((i, k) => (bodies[i] = answer[k]!)));
     return bodies;
   } catch {
-    // The worker could not start or stopped: the texts are encoded here.
-    return texts.map(encodeBlob);
+    // The worker could not start or stopped: what it did not answer is encoded here.
+    return texts.map((text, i) => bodies[i] ?? encodeBlob(text));
   }
 }
 

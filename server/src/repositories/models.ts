@@ -38,7 +38,7 @@ function model(
 }
 
 /** The columns that say where an item comes from and which version of it this is (both tables). */
-const itemColumns = (): Record<string, Attribute> => ({
+export const itemColumns = (): Record<string, Attribute> => ({
   item_type: string(),
   lang: string(),
   parent_item: string(),

@@ -7,6 +7,7 @@ import { createBlobRepository } from './blob-repository';
 import { decodeBlob } from './blob-codec';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
+import { itemColumns } from './models';
 import { readStoredItem } from '../core/items';
 import { checksumOf, storedChecksum, storedStateColumns, storedStateOf } from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
@@ -178,47 +179,41 @@ function toState(
  * change rewrites the whole state). At 10k articles that was 140k rows of about 170 bytes each
  * held twice. A state row without a checksum takes these from the version made at its revision.
  */
-const FROM_VERSION = [
-  'parent_item',
-  'checksum',
-  'meta_hash',
-  'content_version',
-  'meta_version',
-  'modified_at',
-  'first_published',
-  'history',
-  'stability_pin',
-  'data_ref',
-  'content_ref',
-] as const;
+const FROM_VERSION: readonly string[] = Object.keys(itemColumns()).filter(
+  // (what says where the item comes from is the state's own; the inline texts of rows of 0.x are
+  // never written again)
+  (column) =>
+    !['item_type', 'lang', 'source_uid', 'source_document', 'data', 'content'].includes(column),
+);
 
 /** A state row that takes FROM_VERSION from its version (see there). */
 const takesFromVersion = (row: Row) => row.checksum === null || row.checksum === undefined;
 
-/** The row of a state published in the transaction that writes it: its own columns only. */
-function publishedRow(state: TrackedState): Row {
-  const row = toRow(state, { data: '', content: '' });
-  for (const column of FROM_VERSION) row[column] = null;
-  return row;
-}
-
-function toRow(state: TrackedState, refs: { data: string; content: string }): Row {
-  return {
+/**
+ * A state's row; without `refs` that of a state published in the transaction that writes it, its
+ * own columns only (the rest, FROM_VERSION, are its version's).
+ */
+function toRow(state: TrackedState, refs: { data: string; content: string } | null): Row {
+  const own: Row = {
     item_id: state.itemId,
     item_type: state.type,
     lang: state.lang,
-    parent_item: state.parent ?? null,
     source_uid: state.sourceUid,
     source_document: state.sourceDocument,
+    removed: state.removed,
+    revision: state.revision,
+    reason: state.reason ?? null,
+  };
+  if (!refs) return own;
+  return {
+    ...own,
+    parent_item: state.parent ?? null,
     ...storedStateColumns(state),
     stability_pin: state.stabilityPin ?? null,
     data_ref: refs.data,
     content_ref: refs.content,
     data: null,
     content: null,
-    removed: state.removed,
-    revision: state.revision,
-    reason: state.reason ?? null,
   };
 }
 
@@ -300,7 +295,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     for (let i = 0; i < slim.length; i += WRITE_BATCH) {
       const part = slim.slice(i, i + WRITE_BATCH);
       const versions = (await strapi.db.query(ITEM_VERSION_UID).findMany({
-        select: ['item_id', 'state_revision', 'seq_from', ...FROM_VERSION],
+        select: ['item_id', 'state_revision', ...FROM_VERSION],
         where: { item_id: { $in: part.map((row) => String(row.item_id)) } },
         orderBy: { seq_from: 'asc' },
       })) as Row[];
@@ -839,9 +834,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         const created = writes.flatMap((w, i) =>
           w.expectedRevision !== null
             ? []
-            : published?.itemIds.has(w.state.itemId)
-              ? [publishedRow(w.state)]
-              : [toRow(w.state, refsOf(i))],
+            : [toRow(w.state, published?.itemIds.has(w.state.itemId) ? null : refsOf(i))],
         );
         if (created.length > 0) {
           try {
