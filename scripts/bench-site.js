@@ -700,9 +700,17 @@ async function underLoad() {
       const { content } = await manifest.content(`article:${slug}:en`);
       if (!content.includes(`Edited under load (${tag}).`)) lost += 1;
     }
-    const rows = await strapi.db
-      .query('plugin::sitemap-ai.changelog-entry')
-      .findMany({ select: ['item_id', 'version', 'kind'] });
+    // The changelog's rows and the "added" entries a first build's states stand for.
+    const rows = [
+      ...(await strapi.db
+        .query('plugin::sitemap-ai.changelog-entry')
+        .findMany({ select: ['item_id', 'version', 'kind'] })),
+      ...(
+        await strapi.db
+          .query('plugin::sitemap-ai.fragment-state')
+          .findMany({ where: { added_at: { $notNull: true } }, select: ['item_id'] })
+      ).map((state) => ({ item_id: state.item_id, version: 'v1.0', kind: 'added' })),
+    ];
     const keys = new Set(rows.map((r) => `${r.item_id}@${r.version}@${r.kind}`));
     return {
       underLoad: true,

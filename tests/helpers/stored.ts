@@ -47,3 +47,30 @@ export async function pendingStates(
     revision: Number(row.revision),
   }));
 }
+
+/**
+ * Every changelog entry recorded (item, version, kind, when): the changelog's rows and the "added"
+ * entries states stand for instead of a row (a first build's, core/tracking.ts
+ * `TrackedState.addedAt`), read from the plugin's tables as they are stored.
+ */
+export async function changelogEntries(
+  strapi: Core.Strapi,
+): Promise<{ item_id: string; version: string; kind: string; at: string; desc: string }[]> {
+  const rows = (await strapi.db.query('plugin::sitemap-ai.changelog-entry' as never).findMany({
+    orderBy: { id: 'asc' },
+  })) as { item_id: string; version: string; kind: string; at: string; desc: string }[];
+  const implying = (await strapi.db.query('plugin::sitemap-ai.fragment-state' as never).findMany({
+    where: { added_at: { $notNull: true } },
+    select: ['item_id', 'added_at'],
+  })) as { item_id: string; added_at: number | string }[];
+  return [
+    ...implying.map((state) => ({
+      item_id: state.item_id,
+      version: 'v1.0',
+      kind: 'added',
+      at: new Date(Number(state.added_at)).toISOString(),
+      desc: '(implied by its state)',
+    })),
+    ...rows,
+  ];
+}

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { FirstPublish } from '../../server/src/services/tracker';
+import { createGeoRepository } from '../../server/src/repositories/geo-repository';
 import { API, crawl, sha256 } from '../helpers/manifest';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
 
@@ -63,24 +64,20 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     for (const table of PLUGIN_TABLES) await knex()(table).delete();
   }
 
-  /** An editor adds `sentence` to an article's English body and publishes it. */
-  async function publishParagraph(sentence: string): Promise<void> {
+  /** An editor adds `sentence` to an article's body (the English GEO article's) and publishes it. */
+  async function publishParagraph(sentence: string, slug = 'geo-index', locale = 'en') {
     const documents = app.strapi.documents(ARTICLE as never) as unknown as {
       findFirst(q: unknown): Promise<{ documentId: string; body: string }>;
       update(q: unknown): Promise<unknown>;
       publish(q: unknown): Promise<unknown>;
     };
-    const draft = await documents.findFirst({
-      filters: { slug: 'geo-index' },
-      locale: 'en',
-      status: 'draft',
-    });
+    const draft = await documents.findFirst({ filters: { slug }, locale, status: 'draft' });
     await documents.update({
       documentId: draft.documentId,
-      locale: 'en',
+      locale,
       data: { body: `${draft.body}\n\n${sentence}\n` },
     });
-    await documents.publish({ documentId: draft.documentId, locale: 'en' });
+    await documents.publish({ documentId: draft.documentId, locale });
   }
 
   /** Whether an item of that article served now, changed since the start, holds `sentence`. */
@@ -521,5 +518,141 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       .select('checksum')) as { checksum: string | null }[];
     expect(rewritten.map((row) => row.checksum === null)).toEqual(edited.map(() => false));
     await expectVersionsSound();
+  });
+
+  it("keeps a first build's 'added' entries in its states, serves them as rows were, and writes them out on a change", async () => {
+    type Entry = {
+      date: string;
+      version: string;
+      kind: string;
+      desc: string;
+      checksum_before: string | null;
+      checksum_after: string | null;
+    };
+    const history = async (id: string): Promise<Entry[]> =>
+      (await app.http.get(`${API}/fragments/${id}/changelog`).expect(200)).body.entries;
+
+    // Given a first build of the seeded site
+    await wipe();
+    await builder().rebuild({ trigger: 'test' });
+    const before = await served();
+
+    // Then the changelog has rows only for the entries an editor gave a reason (the seed gives
+    // some), and the state of each other item stands for its "added" entry
+    const rows = (await knex()('sitemap_ai_changelog').select('item_id', 'desc')) as {
+      item_id: string;
+      desc: string;
+    }[];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.desc).toBe(before.get(row.item_id)!.changelog![0]!.desc);
+    expect(rows.filter((row) => row.desc.endsWith(' added'))).toEqual([]);
+    const implying = (await knex()('sitemap_ai_fragment_states')
+      .whereNotNull('added_at')
+      .select('item_id')) as { item_id: string }[];
+    const withRows = new Set(rows.map((row) => row.item_id));
+    expect(new Set(implying.map((row) => row.item_id))).toEqual(
+      new Set([...before.keys()].filter((id) => !withRows.has(id))),
+    );
+    // (an article none of whose items has a row: the one edited below)
+    const pageId = implying
+      .map((row) => row.item_id)
+      .find(
+        (id) =>
+          id.startsWith('article:') &&
+          id.split(':').length === 3 &&
+          !rows.some((row) => row.item_id.startsWith(id)),
+      )!;
+    expect(pageId).toBeDefined();
+    const [, slug, lang] = pageId.split(':') as [string, string, string];
+    const pageOf = (items: Map<string, ManifestItem>) =>
+      [...items.values()].filter((item) => item.id.startsWith(pageId));
+    expect(pageOf(before).length).toBeGreaterThan(1);
+    // And each item's public history is that entry, as the item itself tells it
+    const untouched = implying
+      .map((row) => before.get(row.item_id)!)
+      .filter((item) => !item.id.startsWith(pageId))
+      .slice(0, 5);
+    expect(untouched.length).toBeGreaterThan(0);
+    for (const item of [...pageOf(before), ...untouched]) {
+      expect(item.changelog).toHaveLength(1);
+      expect(await history(item.id)).toEqual([
+        {
+          date: item.changelog![0]!.date,
+          version: 'v1.0',
+          kind: 'added',
+          desc: item.changelog![0]!.desc,
+          checksum_before: null,
+          checksum_after: item.checksum,
+        },
+      ]);
+      expect(item.changelog![0]!.desc).toMatch(/ added$/);
+    }
+    // And the dashboard's change figures count them as they count rows, oldest first
+    const changes = await createGeoRepository({ strapi: app.strapi }).changesSince(
+      '2000-01-01T00:00:00.000Z',
+    );
+    expect(changes).toHaveLength(before.size);
+    expect(changes.map((change) => change.at)).toEqual(changes.map((change) => change.at).sort());
+    for (const item of untouched)
+      expect(changes).toContainEqual({
+        itemId: item.id,
+        version: 'v1.0',
+        at: item.changelog![0]!.date,
+      });
+    // And a second page of a history of one entry is empty, a first page of one holds it
+    const one = await app.http
+      .get(`${API}/fragments/${untouched[0]!.id}/changelog?limit=1`)
+      .expect(200);
+    expect(one.body.entries).toHaveLength(1);
+    expect(one.body.next_page_token).toBeNull();
+
+    // When an editor adds a paragraph to an article and the next build runs
+    const sentence = 'A paragraph added after the first build, for the changelog.';
+    await publishParagraph(sentence, slug, lang);
+    await tracker().flush();
+    await builder().rebuild({ trigger: 'test' });
+    const now = await served();
+    const edited = pageOf(now).filter((item) => item.checksum !== before.get(item.id)!.checksum);
+    expect(edited.length).toBeGreaterThan(0);
+
+    // Then each edited item's history is its edit, then its "added" entry as it was served,
+    // now a row of the changelog written before the edit's, and its state stands for none
+    for (const item of edited) {
+      const [edit, added, ...rest] = await history(item.id);
+      expect(rest).toEqual([]);
+      expect(edit).toMatchObject({ version: 'v2.0', kind: 'content' });
+      const original = before.get(item.id)!;
+      expect(added).toEqual({
+        date: original.changelog![0]!.date,
+        version: 'v1.0',
+        kind: 'added',
+        desc: original.changelog![0]!.desc,
+        checksum_before: null,
+        checksum_after: original.checksum,
+      });
+      expect(item.changelog!.map((entry) => entry.version)).toEqual(['v2.0', 'v1.0']);
+    }
+    const written = (await knex()('sitemap_ai_changelog')
+      .whereIn(
+        'item_id',
+        edited.map((item) => item.id),
+      )
+      .orderBy('id')
+      .select('item_id', 'version')) as { item_id: string; version: string }[];
+    for (const item of edited)
+      expect(written.filter((row) => row.item_id === item.id).map((row) => row.version)).toEqual([
+        'v1.0',
+        'v2.0',
+      ]);
+    const stillImplying = (await knex()('sitemap_ai_fragment_states')
+      .whereNotNull('added_at')
+      .select('item_id')) as { item_id: string }[];
+    const editedIds = new Set(edited.map((item) => item.id));
+    expect(stillImplying.filter((row) => editedIds.has(row.item_id))).toEqual([]);
+    // And the items not edited still serve the entry their states stand for
+    for (const item of untouched.slice(0, 3))
+      expect((await history(item.id)).map((entry) => entry.date)).toEqual([
+        item.changelog![0]!.date,
+      ]);
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 import { crawl } from '../helpers/manifest';
+import { changelogEntries } from '../helpers/stored';
 import { createLockRepository } from '../../server/src/repositories/lock-repository';
 
 const TICK_SECONDS = 2;
@@ -29,13 +30,9 @@ function waitFor(line: string, output: string[], timeoutMs = 60_000): Promise<vo
   });
 }
 
-/** Every changelog row of the database (item, version, kind). */
+/** Every changelog entry of the database (item, version, kind): rows and those states imply. */
 async function changelogRows(app: TestApp) {
-  return (await app.strapi.db.query('plugin::sitemap-ai.changelog-entry').findMany()) as {
-    item_id: string;
-    version: string;
-    kind: string;
-  }[];
+  return changelogEntries(app.strapi);
 }
 
 interface ReadParams {

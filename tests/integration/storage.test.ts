@@ -145,6 +145,59 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
     expect(await served()).toEqual([]);
     expect(await pendingStates(app.strapi, doc.documentId)).toEqual([]);
   });
+
+  it("collects the 'added' entries states stand for by the same rules as rows", async () => {
+    // Given a site's first build (the plugin's rows gone, the content kept) …
+    const knex = app.strapi.db.connection;
+    for (const table of [
+      'sitemap_ai_snapshots',
+      'sitemap_ai_fragment_states',
+      'sitemap_ai_pending_states',
+      'sitemap_ai_item_versions',
+      'sitemap_ai_changelog',
+      'sitemap_ai_source_hashes',
+      'sitemap_ai_aliases',
+    ])
+      await knex(table).delete();
+    await builder().rebuild({ trigger: 'test' });
+    // … two served items whose states stand for their "added" entry, one of which also has as
+    // many rows as an item keeps (written here as an older release would)
+    const states = (await app.strapi.db.query('plugin::sitemap-ai.fragment-state').findMany({
+      where: { added_at: { $notNull: true }, removed: false },
+      select: ['item_id'],
+      orderBy: { item_id: 'asc' },
+      limit: 2,
+    })) as { item_id: string }[];
+    expect(states).toHaveLength(2);
+    const [crowded, alone] = states.map((state) => state.item_id) as [string, string];
+    const history = async (id: string) =>
+      (
+        (await app.http.get(`${API}/fragments/${id}/changelog`).expect(200)).body.entries as {
+          version: string;
+          kind: string;
+        }[]
+      ).map((entry) => `${entry.version} ${entry.kind}`);
+    expect(await history(alone)).toEqual(['v1.0 added']);
+    for (const version of ['v1.1', 'v1.2'])
+      await app.strapi.db.query(CHANGELOG).create({
+        data: {
+          item_id: crowded,
+          at: new Date().toISOString(),
+          version,
+          kind: 'metadata',
+          desc: 'x',
+        },
+      });
+    expect(await history(crowded)).toEqual(['v1.2 metadata', 'v1.1 metadata', 'v1.0 added']);
+
+    // When the changelog is collected (everything is old here, and each item keeps 2)
+    const deleted = (await builder().collectChangelog()) as number;
+
+    // Then the crowded item's entry went with what is beyond its latest two; the other's stays
+    expect(deleted).toBe(1);
+    expect(await history(crowded)).toEqual(['v1.2 metadata', 'v1.1 metadata']);
+    expect(await history(alone)).toEqual(['v1.0 added']);
+  });
 });
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
 import { API, crawl } from '../helpers/manifest';
-import { pendingStates } from '../helpers/stored';
+import { changelogEntries, pendingStates } from '../helpers/stored';
 import type { ChangelogPage, DeltaPage, ManifestItem } from '../../shared/contracts/manifest';
 
 const ARTICLE = 'api::article.article';
@@ -568,16 +568,11 @@ describe.each(testDatabases())('change tracking and the delta feed on %s', (clie
       slugs.length,
     );
     await rebuild(app);
-    const rows = (await app.strapi.db
-      .query('plugin::sitemap-ai.changelog-entry')
-      .findMany({ orderBy: { id: 'asc' } })) as {
-      item_id: string;
-      version: string;
-    }[];
+    const rows = await changelogEntries(app.strapi);
     const seen = new Set<string>();
     const versions = new Map<string, number[]>();
     for (const row of rows) {
-      const key = `${row.item_id}@${row.version}@${(row as { kind?: string }).kind}`;
+      const key = `${row.item_id}@${row.version}@${row.kind}`;
       expect(seen.has(key), `duplicate ${key}`).toBe(false);
       seen.add(key);
       const [major] = row.version.slice(1).split('.').map(Number);

@@ -12,6 +12,8 @@ import {
   ITEM_CHANGELOG_MAX,
   characterDelta,
   diffDocument,
+  impliedAddedEntry,
+  impliedByState,
   lastRecordedReason,
   metadataSummary,
   type DocumentDiffInput,
@@ -209,6 +211,80 @@ describe('diffDocument: first publish', () => {
         WHY,
       ),
     ).toMatchObject({ type: 'section', parent: PAGE, lang: 'en' });
+  });
+});
+
+describe("diffDocument: 'added' entries kept in states", () => {
+  const first = diff([], { drafts: draftsFor(geoEntry()), now: T0 });
+  /** The first publish's states, each standing for its "added" entry (a first build's). */
+  const implying: (TrackedState & { addedAt: string })[] = apply([], first.writes).map((state) => ({
+    ...state,
+    addedAt: T0,
+  }));
+  const implyingOf = (id: string) => implying.find((state) => state.itemId === id)!;
+
+  it('Given a first publish with no reason, Then each entry is what its state implies, word for word', () => {
+    expect(first.changelog.length).toBe(EN_IDS.length);
+    for (const entry of first.changelog) {
+      const state = implyingOf(entry.itemId);
+      expect(impliedByState(entry, state)).toBe(true);
+      expect(impliedAddedEntry(state)).toEqual(entry);
+    }
+  });
+
+  it("Given an editor's reason at first publish, Then no entry is implied by its state", () => {
+    const reasoned = diff([], { drafts: draftsFor(geoEntry()), now: T0, reasons: { en: 'Hi' } });
+    const states = apply([], reasoned.writes);
+    for (const entry of reasoned.changelog)
+      expect(impliedByState(entry, stateOf(states, entry.itemId))).toBe(false);
+  });
+
+  it('Given states implying their entries, When re-published unchanged, Then nothing is written', () => {
+    expect(diff(implying, { drafts: draftsFor(republished(T1)), now: T1 })).toEqual({
+      writes: [],
+      changelog: [],
+      aliases: [],
+    });
+  });
+
+  it("Given states implying their entries, When a section is edited, Then the changed items' entries are written out first and their states imply none", () => {
+    const result = diff(implying, {
+      drafts: draftsFor(republished(T1, withBody(EDITED_BODY))),
+      now: T1,
+    });
+    const original = (id: string) => first.changelog.find((entry) => entry.itemId === id);
+    expect(result.changelog).toEqual([
+      original(PAGE),
+      original(WHY),
+      ...result.changelog.slice(2).map((entry) => ({ ...entry, kind: 'content' })),
+    ]);
+    expect(result.changelog.slice(2).map((entry) => entry.itemId)).toEqual([PAGE, WHY]);
+    for (const write of result.writes) expect(write.state.addedAt).toBeUndefined();
+    // the item's recent history still ends with its "added" entry
+    const why = result.writes.find((write) => write.state.itemId === WHY)!;
+    expect(why.state.data.changelog?.map((entry) => [entry.version, entry.date])).toEqual([
+      ['v2.0', T1],
+      ['v1.0', T0],
+    ]);
+  });
+
+  it('Given states implying their entries, When a section is renamed, Then the old id writes its entry out and the new id implies none', () => {
+    const renamedBody = GEO_BODY.replace(
+      '## Why classic sitemaps fail',
+      '## Why classic sitemaps fall short',
+    );
+    const result = diff(implying, {
+      drafts: draftsFor(republished(T1, withBody(renamedBody))),
+      now: T1,
+    });
+    expect(result.aliases.map((alias) => alias.oldId)).toEqual([WHY]);
+    // (the page changed too: its entry is written out as well; the new id's state is a new row)
+    const rewritten = result.writes.filter((w) => w.expectedRevision !== null);
+    expect(rewritten.map((w) => w.state.itemId)).toEqual(expect.arrayContaining([PAGE, WHY]));
+    expect(result.changelog.filter((entry) => entry.at === T0)).toEqual(
+      first.changelog.filter((entry) => rewritten.some((w) => w.state.itemId === entry.itemId)),
+    );
+    for (const write of result.writes) expect(write.state.addedAt).toBeUndefined();
   });
 });
 

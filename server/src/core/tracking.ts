@@ -37,6 +37,13 @@ export interface TrackedState extends StoredItemState {
    * integrity"), so a licence or usage decision the owner has since reverted is never published.
    */
   policyPrint?: string;
+  /**
+   * When the item was added, for a state whose "added" changelog entry is not a row of the
+   * changelog but implied by the state itself (README "Storage"): set by a first build for the
+   * states it publishes with nothing but the standard entry to say of them, and kept until the
+   * state changes, when the entry is written out (`impliedAddedEntry`).
+   */
+  addedAt?: string;
 }
 
 export interface ChangelogRecord {
@@ -86,6 +93,50 @@ export interface DocumentDiffInput {
 function label(type: string, title: string | undefined): string {
   const kind = type === 'article' ? 'page' : type === 'faq' ? 'FAQ entry' : type;
   return title ? `${kind} '${title.length > 80 ? `${title.slice(0, 77)}…` : title}'` : kind;
+}
+
+/** The description of an item's "added" entry when no editor gave a reason and nothing caused it. */
+function addedDesc(type: string, title: string | undefined): string {
+  return `${label(type, title)} added`;
+}
+
+/** The version an item is added at, the only one an implied "added" entry can name. */
+export const FIRST_VERSION = 'v1.0';
+
+/**
+ * Whether `entry` says no more of `state` than its implied "added" entry would (see
+ * `TrackedState.addedAt`): the standard description of its title, its first version, its checksum.
+ * A first build keeps such entries in the states it publishes instead of the changelog's rows.
+ */
+export function impliedByState(entry: ChangelogRecord, state: TrackedState): boolean {
+  return (
+    entry.kind === 'added' &&
+    entry.itemId === state.itemId &&
+    entry.checksumBefore === null &&
+    entry.checksumAfter === state.checksum &&
+    entry.version === FIRST_VERSION &&
+    versionString(state) === FIRST_VERSION &&
+    entry.desc === addedDesc(state.type, state.data.title)
+  );
+}
+
+/**
+ * The "added" entry a state implies (`TrackedState.addedAt`), as it would have been written: its
+ * state is the item as first added, unchanged since (a change writes the entry out).
+ */
+export function impliedAddedEntry(state: TrackedState & { addedAt: string }): ChangelogRecord {
+  return {
+    itemId: state.itemId,
+    at: state.addedAt,
+    version: FIRST_VERSION,
+    kind: 'added',
+    desc: addedDesc(state.type, state.data.title),
+    checksumBefore: null,
+    checksumAfter: state.checksum,
+    sourceUid: state.sourceUid,
+    sourceDocument: state.sourceDocument,
+    lang: state.lang,
+  };
 }
 
 /** `+120/−30 characters`: what was inserted and deleted between two texts (common prefix/suffix). */
@@ -280,6 +331,15 @@ export function diffDocument(input: DocumentDiffInput): {
     return reason === lastRecordedReason(input.states, lang) ? undefined : reason;
   };
 
+  /** An item's recent entries, newest first: the changelog's, then the one its state implies. */
+  const recentOf = (itemId: string): ChangelogEntry[] => {
+    const stored = input.recent.get(itemId) ?? [];
+    const state = byId.get(itemId);
+    if (state?.addedAt === undefined) return [...stored];
+    const implied = impliedAddedEntry(state as TrackedState & { addedAt: string });
+    return [...stored, { date: implied.at, version: implied.version, desc: implied.desc }];
+  };
+
   const draftIds = new Set(input.drafts.map((d) => d.id));
   const vanished = input.states.filter(
     (s) => !s.removed && !draftIds.has(s.itemId) && input.langs.includes(s.lang),
@@ -323,9 +383,7 @@ export function diffDocument(input: DocumentDiffInput): {
         auto = `${label(draft.type, title)} renamed from '${renamed.data.title ?? renamed.itemId}' (old id ${renamed.itemId} kept as an alias)`;
         if (kind === 'content') auto += `, +${delta.added}/−${delta.removed} characters`;
       } else if (kind === 'added')
-        auto = previous
-          ? `${label(draft.type, title)} restored`
-          : `${label(draft.type, title)} added`;
+        auto = previous ? `${label(draft.type, title)} restored` : addedDesc(draft.type, title);
       else if (kind === 'content') {
         const delta = characterDelta(live!.content, draft.content);
         auto = `${label(draft.type, title)} edited, +${delta.added}/−${delta.removed} characters`;
@@ -347,8 +405,8 @@ export function diffDocument(input: DocumentDiffInput): {
     }
     const history = [
       ...(entry ? [{ date: entry.at, version: entry.version, desc: entry.desc }] : []),
-      ...(input.recent.get(draft.id) ?? []),
-      ...(renamed ? (input.recent.get(renamed.itemId) ?? []) : []),
+      ...recentOf(draft.id),
+      ...(renamed ? recentOf(renamed.itemId) : []),
     ];
     const data = extend(storedItem(draft, state), { changelog: recentFor(history, now) });
     writes.push({
@@ -403,5 +461,22 @@ export function diffDocument(input: DocumentDiffInput): {
       }),
     });
   }
-  return { writes, changelog, aliases };
+  // A state written again no longer stands for its "added" entry (addedAt): the entry is written
+  // out before the change, with the state as it was added; the states written carry none (a
+  // change extends the state it replaces, a renamed item's the state it was renamed from).
+  const written = new Set(writes.map((w) => w.state.itemId));
+  const writtenOut = input.states.flatMap((s) =>
+    s.addedAt !== undefined && written.has(s.itemId)
+      ? [impliedAddedEntry(s as TrackedState & { addedAt: string })]
+      : [],
+  );
+  return {
+    writes: writes.map((w) =>
+      w.state.addedAt === undefined
+        ? w
+        : extend(w, { state: extend(w.state, { addedAt: undefined }) }),
+    ),
+    changelog: [...writtenOut, ...changelog],
+    aliases,
+  };
 }

@@ -8,7 +8,8 @@ import {
 import { ITEM_VERSION_UID } from './item-repository';
 import { WRITE_BATCH } from './json';
 import { bulkInsert } from './bulk';
-import { CHANGELOG_UID } from './state-repository';
+import { CHANGELOG_UID, FRAGMENT_STATE_UID } from './state-repository';
+import { FIRST_VERSION } from '../core/tracking';
 
 export const ASSISTANT_VISIT_UID = 'plugin::sitemap-ai.assistant-visit' as const;
 import { ACCESS_LOG_UID } from './access-log-repository';
@@ -154,7 +155,10 @@ export const createGeoRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       });
     },
 
-    /** Published changes since `since`: item, the version it became, when. */
+    /**
+     * Published changes since `since`: item, the version it became, when — the changelog's rows
+     * and the "added" entries states imply (core/tracking.ts `TrackedState.addedAt`), oldest first.
+     */
     async changesSince(since: string): Promise<PublishedChange[]> {
       const rows = (await strapi.db.query(CHANGELOG_UID).findMany({
         where: { at: { $gte: since } },
@@ -162,11 +166,27 @@ export const createGeoRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         orderBy: { at: 'asc' },
         limit: GEO_ROW_LIMIT,
       })) as Row[];
-      return rows.map((row) => ({
-        itemId: String(row.item_id),
-        version: String(row.version),
-        at: String(row.at),
-      }));
+      const implying = (await strapi.db.query(FRAGMENT_STATE_UID).findMany({
+        where: { added_at: { $gte: Date.parse(since) } },
+        select: ['item_id', 'added_at'],
+        orderBy: { added_at: 'asc' },
+        limit: GEO_ROW_LIMIT,
+      })) as Row[];
+      const changes = [
+        ...rows.map((row) => ({
+          itemId: String(row.item_id),
+          version: String(row.version),
+          at: String(row.at),
+        })),
+        ...implying.map((row) => ({
+          itemId: String(row.item_id),
+          version: FIRST_VERSION,
+          at: new Date(Number(row.added_at)).toISOString(),
+        })),
+      ];
+      return changes
+        .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+        .slice(0, GEO_ROW_LIMIT);
     },
   };
 };

@@ -73,6 +73,9 @@ const fragmentStates = () =>
       // such marks there once (state-repository.ts `movePendingMarks`). Nothing writes it now.
       pending: { type: 'boolean', default: false },
       reason: text(),
+      // When the item was added, in ms since 1970, on a state that stands for its "added" changelog
+      // entry instead of a row of the changelog (core/tracking.ts `TrackedState.addedAt`).
+      added_at: { type: 'biginteger' },
     },
     [
       { name: 'sitemap_ai_states_item_idx', columns: ['item_id'], type: 'unique' },

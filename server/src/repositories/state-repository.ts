@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../core/tracking';
+import { impliedAddedEntry } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { bulkInsert, insertRows } from './bulk';
@@ -158,6 +159,10 @@ function toState(
     pending: pending !== undefined,
     reason: row.reason ? String(row.reason) : undefined,
     policyPrint: pending?.print,
+    addedAt:
+      row.added_at === null || row.added_at === undefined
+        ? undefined
+        : new Date(Number(row.added_at)).toISOString(),
     dataRef,
     contentRef,
   } satisfies Omit<StoredTrackedState, 'data' | 'content'>;
@@ -203,6 +208,7 @@ function toRow(state: TrackedState, refs: { data: string; content: string } | nu
     removed: state.removed,
     revision: state.revision,
     reason: state.reason ?? null,
+    added_at: state.addedAt === undefined ? null : Date.parse(state.addedAt),
   };
   if (!refs) return own;
   return {
@@ -648,7 +654,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return (await aliases().findOne({ select: ['id'] })) !== null;
     },
 
-    /** Whether the changelog holds any entry. */
+    /**
+     * Whether the changelog table holds any row. (The entries states imply, see
+     * `TrackedState.addedAt`, are of items that have a state.)
+     */
     async anyChangelog(): Promise<boolean> {
       return (await changelog().findOne({ select: ['id'] })) !== null;
     },
@@ -679,7 +688,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return result;
     },
 
-    /** Full history of one item, newest first, keyset-paged by row id. */
     /**
      * Storage hygiene (README "Storage"): delete changelog entries written before `before` (ISO
      * time), except the latest `keepPerItem` of each item served in snapshot `latest`; the history
@@ -689,7 +697,26 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const knex = strapi.db.connection;
       const log = tableOf(CHANGELOG_UID);
       const items = tableOf(ITEM_VERSION_UID);
+      const stateTable = tableOf(FRAGMENT_STATE_UID);
       const BATCH = 2_000;
+      // The entries states imply (TrackedState.addedAt) go by the same rules, first: each is its
+      // item's oldest, so it is beyond the latest `keepPerItem` when the item has that many rows.
+      const served = knex(items)
+        .select(knex.raw('1'))
+        .whereRaw('??.?? = ??.??', [items, 'item_id', stateTable, 'item_id'])
+        .andWhere('seq_to', '>', latest);
+      const rowsOfItem = knex(log)
+        .count('*')
+        .whereRaw('??.?? = ??.??', [log, 'item_id', stateTable, 'item_id']);
+      const impliedGone = Number(
+        await knex(stateTable)
+          .whereNotNull('added_at')
+          .andWhere('added_at', '<', Date.parse(before))
+          .andWhere((old) =>
+            old.whereNotExists(served).orWhere(knex.raw('(?) >= ?', [rowsOfItem, keepPerItem])),
+          )
+          .update({ added_at: null }),
+      );
       // Items gone from the site: their history is not served (404), so none of it is kept.
       let deleted = await deleteInBatches(
         async () =>
@@ -726,7 +753,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             .andWhere('at', '<', before)
             .limit(BATCH)) as { id: number }[],
       );
-      return deleted;
+      return deleted + impliedGone;
     },
 
     /**
@@ -743,6 +770,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return Number(deleted);
     },
 
+    /**
+     * Full history of one item, newest first, keyset-paged by row id; the entry its state stands
+     * for (TrackedState.addedAt) comes last, as row 0.
+     */
     async changelogPage(
       itemId: string,
       beforeRowId: number | null,
@@ -751,7 +782,20 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const where: Row = { item_id: itemId };
       if (beforeRowId !== null) where.id = { $lt: beforeRowId };
       const rows = (await changelog().findMany({ where, orderBy: { id: 'desc' }, limit })) as Row[];
-      return rows.map((row) => ({ rowId: Number(row.id), record: toChangelogEntry(row) }));
+      const page = rows.map((row) => ({ rowId: Number(row.id), record: toChangelogEntry(row) }));
+      // The entry the item's state implies is its oldest (any change since wrote it out), after
+      // every row: row id 0.
+      if (page.length < limit && (beforeRowId === null || beforeRowId > 0)) {
+        const implying = (await states().findMany({
+          where: { item_id: itemId, added_at: { $notNull: true } },
+        })) as Row[];
+        for (const state of await withTexts(implying, 'data', new Map()))
+          page.push({
+            rowId: 0,
+            record: impliedAddedEntry(state as StoredTrackedState & { addedAt: string }),
+          });
+      }
+      return page;
     },
 
     /**
