@@ -4,6 +4,7 @@ import { ACTIONS } from './core/actions';
 import { repositories } from './repositories';
 import { getService } from './utils/get-service';
 import { setHeapBudget } from './utils/heap-budget';
+import { createRevalidation } from './middlewares/revalidation';
 
 const ACTION_NAMES: Record<string, { displayName: string; subCategory: string }> = {
   [ACTIONS.readSettings]: { displayName: 'Read settings', subCategory: 'settings' },
@@ -20,6 +21,8 @@ const ACTION_NAMES: Record<string, { displayName: string; subCategory: string }>
  * webhook delivery loop.
  */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  // After the app's middlewares, before the router: a manifest page's 304 (middlewares/revalidation.ts).
+  strapi.server.use(createRevalidation(strapi));
   const permission = strapi.admin.services.permission;
   if (!permission) throw new Error('sitemap-ai needs the admin permission service of Strapi 5');
   await permission.actionProvider.registerMany(

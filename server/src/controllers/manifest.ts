@@ -68,7 +68,8 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
 
   const pages = new ByteCache<CachedPage>(PAGE_CACHE_BUDGET);
 
-  async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
+  /** A manifest page's parameters, as validated, and its ETag in a snapshot (gzip: its own). */
+  function representation(ctx: Context, format: 'json' | 'xml') {
     const settings = getService(strapi, 'config').config();
     const params = validateManifestParams(ctx.query, settings.pageSize);
     // Agents that take gzip get the page compressed once per snapshot: a representation of its own.
@@ -77,17 +78,29 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const etagOf = (snapshot: Parameters<typeof snapshotTag>[0]) =>
       `"${snapshotTag(snapshot)}-${format}-${paramsHash}${gzip ? '-gz' : ''}"`;
     ctx.vary('Accept-Encoding');
-    // A crawler revalidating a first page, the commonest request: compared with the newest
-    // snapshot seen within a second, without reading it again (docs/protocol.md §6).
+    return { settings, params, gzip, paramsHash, etagOf };
+  }
+
+  /**
+   * A crawler revalidating a first page, the commonest request: compared with the newest snapshot
+   * seen within a second, without reading it again (docs/protocol.md §6), and answered `304` when
+   * it has it. Whether it was. (Also asked ahead of the router: middlewares/revalidation.ts.)
+   */
+  async function notModified(ctx: Context, format: 'json' | 'xml'): Promise<boolean> {
     const validator = ctx.get('If-None-Match');
-    if (validator && !params.page_token) {
-      const seen = await manifest().seen();
-      const etag = etagOf(seen);
-      if (matchesEtag(validator, etag)) {
-        await respondWithCache(ctx, { etag, lastModified: seen.builtAt }, async () => null);
-        return;
-      }
-    }
+    if (!validator) return false;
+    const { params, etagOf } = representation(ctx, format);
+    if (params.page_token) return false;
+    const seen = await manifest().seen();
+    const etag = etagOf(seen);
+    if (!matchesEtag(validator, etag)) return false;
+    await respondWithCache(ctx, { etag, lastModified: seen.builtAt }, async () => null);
+    return true;
+  }
+
+  async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
+    if (await notModified(ctx, format)) return;
+    const { settings, params, gzip, paramsHash, etagOf } = representation(ctx, format);
     const resolved = await manifest().resolve(params);
     const etag = etagOf(resolved.snapshot);
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
@@ -124,6 +137,7 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
   return {
     json: (ctx: Context) => page(ctx, 'json'),
     xml: (ctx: Context) => page(ctx, 'xml'),
+    notModified,
 
     async delta(ctx: Context) {
       const settings = getService(strapi, 'config').config();

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import type { Context, Next } from 'koa';
 import { SitemapAiError } from '../core/errors';
+import { runsAround } from './revalidation';
 
 /**
  * Route middleware of the public endpoints: the plugin's errors become
@@ -12,6 +13,8 @@ import { SitemapAiError } from '../core/errors';
  */
 export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
   async (ctx: Context, next: Next) => {
+    // (a revalidated manifest page: its errors are answered by the chain around the router)
+    if (runsAround(ctx)) return next();
     try {
       await next();
     } catch (error) {

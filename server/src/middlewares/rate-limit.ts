@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
 import { getService } from '../utils/get-service';
+import { runsAround } from './revalidation';
 
 /**
  * Route middleware of the public endpoints: at most `rateLimit.max` requests per client IP per
@@ -9,6 +10,8 @@ import { getService } from '../utils/get-service';
  */
 export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) => {
   return async (ctx: Context, next: Next) => {
+    // (a revalidated manifest page: counted by the chain around the router, once)
+    if (runsAround(ctx)) return next();
     // A verified AI agent (docs/protocol.md §7.2) has its own, higher limit, counted by who it
     // is; an unverified claim is limited like any other client.
     const identity = await getService(strapi, 'agents').identify(ctx);
