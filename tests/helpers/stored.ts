@@ -74,3 +74,21 @@ export async function changelogEntries(
     ...rows,
   ];
 }
+
+/**
+ * Delete every row of the plugin's snapshots and per-item tables, keeping the content: what a
+ * site's first build starts from.
+ */
+export async function wipePluginRows(strapi: Core.Strapi): Promise<void> {
+  for (const table of [
+    'sitemap_ai_snapshots',
+    'sitemap_ai_fragment_states',
+    'sitemap_ai_pending_states',
+    'sitemap_ai_item_versions',
+    'sitemap_ai_changelog',
+    'sitemap_ai_source_hashes',
+    'sitemap_ai_aliases',
+    'sitemap_ai_texts',
+  ])
+    await strapi.db.connection(table).delete();
+}

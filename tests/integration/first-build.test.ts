@@ -5,6 +5,7 @@ import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { FirstPublish } from '../../server/src/services/tracker';
 import { createGeoRepository } from '../../server/src/repositories/geo-repository';
 import { API, crawl, sha256 } from '../helpers/manifest';
+import { wipePluginRows } from '../helpers/stored';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
 
 /**
@@ -18,17 +19,6 @@ const ARTICLE = 'api::article.article';
 /** The seed's GEO article body: sections, a table, a figure. */
 const GEO_BODY = readFileSync(path.join(PLAYGROUND, 'src', 'seed-data', 'geo-index.en.md'), 'utf8');
 const PAGE = 50;
-/** What a first build of the seeded site starts from: the plugin's rows gone, content kept. */
-const PLUGIN_TABLES = [
-  'sitemap_ai_snapshots',
-  'sitemap_ai_fragment_states',
-  'sitemap_ai_pending_states',
-  'sitemap_ai_item_versions',
-  'sitemap_ai_changelog',
-  'sitemap_ai_source_hashes',
-  'sitemap_ai_aliases',
-  'sitemap_ai_texts',
-];
 
 interface VersionRow {
   item_id: string;
@@ -60,9 +50,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     return Number(row!.n);
   }
 
-  async function wipe(): Promise<void> {
-    for (const table of PLUGIN_TABLES) await knex()(table).delete();
-  }
+  const wipe = () => wipePluginRows(app.strapi);
 
   /** An editor adds `sentence` to an article's body (the English GEO article's) and publishes it. */
   async function publishParagraph(sentence: string, slug = 'geo-index', locale = 'en') {
@@ -529,6 +517,15 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       checksum_before: string | null;
       checksum_after: string | null;
     };
+    /** The "added" entry of an item served as the first build made it, as its history serves it. */
+    const addedEntryOf = (item: ManifestItem): Entry => ({
+      date: item.changelog![0]!.date,
+      version: 'v1.0',
+      kind: 'added',
+      desc: item.changelog![0]!.desc,
+      checksum_before: null,
+      checksum_after: item.checksum,
+    });
     const history = async (id: string): Promise<Entry[]> =>
       (await app.http.get(`${API}/fragments/${id}/changelog`).expect(200)).body.entries;
 
@@ -575,16 +572,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     expect(untouched.length).toBeGreaterThan(0);
     for (const item of [...pageOf(before), ...untouched]) {
       expect(item.changelog).toHaveLength(1);
-      expect(await history(item.id)).toEqual([
-        {
-          date: item.changelog![0]!.date,
-          version: 'v1.0',
-          kind: 'added',
-          desc: item.changelog![0]!.desc,
-          checksum_before: null,
-          checksum_after: item.checksum,
-        },
-      ]);
+      expect(await history(item.id)).toEqual([addedEntryOf(item)]);
       expect(item.changelog![0]!.desc).toMatch(/ added$/);
     }
     // And the dashboard's change figures count them as they count rows, oldest first
@@ -621,15 +609,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       const [edit, added, ...rest] = await history(item.id);
       expect(rest).toEqual([]);
       expect(edit).toMatchObject({ version: 'v2.0', kind: 'content' });
-      const original = before.get(item.id)!;
-      expect(added).toEqual({
-        date: original.changelog![0]!.date,
-        version: 'v1.0',
-        kind: 'added',
-        desc: original.changelog![0]!.desc,
-        checksum_before: null,
-        checksum_after: original.checksum,
-      });
+      expect(added).toEqual(addedEntryOf(before.get(item.id)!));
       expect(item.changelog!.map((entry) => entry.version)).toEqual(['v2.0', 'v1.0']);
     }
     const written = (await knex()('sitemap_ai_changelog')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobRepository } from '../../server/src/repositories/blob-repository';
 import { repositories } from '../../server/src/repositories';
-import { pendingStates } from '../helpers/stored';
+import { pendingStates, wipePluginRows } from '../helpers/stored';
 import { API, crawl, pathOf, sha256 } from '../helpers/manifest';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
@@ -148,17 +148,7 @@ describe.each(testDatabases())('changelog retention on %s', (client) => {
 
   it("collects the 'added' entries states stand for by the same rules as rows", async () => {
     // Given a site's first build (the plugin's rows gone, the content kept) …
-    const knex = app.strapi.db.connection;
-    for (const table of [
-      'sitemap_ai_snapshots',
-      'sitemap_ai_fragment_states',
-      'sitemap_ai_pending_states',
-      'sitemap_ai_item_versions',
-      'sitemap_ai_changelog',
-      'sitemap_ai_source_hashes',
-      'sitemap_ai_aliases',
-    ])
-      await knex(table).delete();
+    await wipePluginRows(app.strapi);
     await builder().rebuild({ trigger: 'test' });
     // … two served items whose states stand for their "added" entry, one of which also has as
     // many rows as an item keeps (written here as an older release would)
