@@ -10,7 +10,8 @@ import tseslint from 'typescript-eslint';
  * The house's layers (docs/protocol.md is the public contract; this is the code's): shared is the
  * leaf; core imports only shared; repositories import core types; services compose core and
  * repositories; controllers and middlewares reach data only through services; the command-line
- * validator (server/src/cli) runs the core outside Strapi; the admin and the
+ * validator (server/src/cli) and what the plugin's thread runs (server/src/workers) run the core
+ * outside Strapi; the admin and the
  * client kit never import the server (the client bundles the pure webhooks module only).
  */
 const layer = (files, patterns, extra = {}) => ({
@@ -56,6 +57,16 @@ const layers = [
         'the CLI runs the core checks outside Strapi: it imports only core/ and shared/.',
       ),
       banned(['@strapi/*', 'koa'], 'the CLI runs outside Strapi.'),
+    ],
+  ),
+  layer(
+    ['server/src/workers/**/*.ts'],
+    [
+      banned(
+        STRAPI_LAYERS,
+        "what the plugin's thread runs is bundled with the core alone: it imports only core/ and shared/.",
+      ),
+      banned(['@strapi/*', 'koa'], "the plugin's thread runs outside Strapi."),
     ],
   ),
   layer(

@@ -6,7 +6,9 @@
  * folder only the declaration of its own entry (the bundler emits one for every sibling
  * module, whose imports point outside dist/), and bundles the command-line validator
  * (server/src/cli/validate.ts → dist/cli/validate.js, run by bin/sitemap-ai-validate.js; not a
- * public subpath). Its dependencies stay the package's own.
+ * public subpath) and what the plugin's thread drafts with (server/src/workers/drafting.ts →
+ * dist/server/drafting.js, loaded from next to the server's bundle). Their dependencies
+ * stay the package's own.
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -38,21 +40,29 @@ function buildPlugin({ silent = false } = {}) {
   });
   if (result.status !== 0) return result.status || 1;
   pruneSubpathTypes();
-  buildCli({ silent });
+  buildPrograms({ silent });
   return 0;
 }
 
-function buildCli({ silent }) {
-  require('esbuild').buildSync({
-    entryPoints: [path.join(ROOT, 'server', 'src', 'cli', 'validate.ts')],
-    outfile: path.join(ROOT, 'dist', 'cli', 'validate.js'),
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    packages: 'external',
-    logLevel: silent ? 'error' : 'warning',
-  });
+/** Programs bundled on their own, each with the core it runs: source → output under dist/. */
+const PROGRAMS = [
+  ['server/src/cli/validate.ts', 'dist/cli/validate.js'],
+  // What the plugin's thread drafts with, next to the server's bundle, which loads it from there.
+  ['server/src/workers/drafting.ts', 'dist/server/drafting.js'],
+];
+
+function buildPrograms({ silent }) {
+  for (const [source, output] of PROGRAMS)
+    require('esbuild').buildSync({
+      entryPoints: [path.join(ROOT, source)],
+      outfile: path.join(ROOT, output),
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      packages: 'external',
+      logLevel: silent ? 'error' : 'warning',
+    });
 }
 
 module.exports = { buildPlugin, ROOT };

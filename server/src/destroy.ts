@@ -3,7 +3,7 @@ import { stopBlobEncoder } from './repositories/blob-encoder';
 import { getService } from './utils/get-service';
 import { releaseHeapBudget } from './utils/heap-budget';
 
-/** Track what publishes queued, stop the access-log writer, the schedule, the webhook delivery loop and the text encoder's thread (no orphan timers or threads) and forget module-level state so a reboot in the same process starts clean. */
+/** Track what publishes queued, stop the access-log writer, the schedule, the webhook delivery loop and the plugin's thread (text encoding, drafting) (no orphan timers or threads) and forget module-level state so a reboot in the same process starts clean. */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'tracker').stop();
   await getService(strapi, 'access-log').stop();

@@ -401,6 +401,45 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     await expectVersionsSound();
   });
 
+  it("drafts a whole-site pass on the plugin's thread, item for item what this thread drafts", async () => {
+    // Given a first build made (its documents drafted on the plugin's thread, from the package's
+    // drafting bundle: the playground runs the built server)
+    await wipe();
+    await builder().rebuild({ trigger: 'test' });
+    const built = await served();
+
+    // When every document is compared again with no hash to skip it (as after an upgrade)
+    await knex()('sitemap_ai_source_hashes').del();
+    const pass = (await tracker().reconcileAll('test')) as {
+      documents: number;
+      changed: number;
+      unchanged: number;
+      draftedOnThread: number;
+      failures: unknown[];
+    };
+
+    // Then each was drafted on the thread and found as the first build left it
+    expect(pass.failures).toEqual([]);
+    expect(pass.unchanged).toBe(0);
+    expect(pass.documents).toBeGreaterThan(10);
+    expect(pass.draftedOnThread).toBe(pass.documents);
+    expect(pass.changed).toBe(0);
+
+    // And each drafted on this thread (a document tracked on its own) is found unchanged too
+    const articles = (await knex()('articles').distinct('document_id')) as {
+      document_id: string;
+    }[];
+    expect(articles.length).toBeGreaterThan(10);
+    for (const { document_id: documentId } of articles) {
+      const one = (await tracker().trackDocument(ARTICLE, documentId, 'test')) as {
+        changed: number;
+      };
+      expect(one.changed, documentId).toBe(0);
+    }
+    await builder().rebuild({ trigger: 'test' });
+    expect(await served()).toEqual(built);
+  });
+
   it('writes the items of a first build in the order of their slugs, not of their document ids', async () => {
     // Given a dozen more articles, whose document ids Strapi draws at random
     const documents = app.strapi.documents(ARTICLE as never) as unknown as {

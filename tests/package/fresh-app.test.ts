@@ -289,6 +289,7 @@ describe('the packed tarball installed into a fresh Strapi app', () => {
       'dist/client/index.mjs',
       'dist/client/client.d.ts',
       'dist/cli/validate.js',
+      'dist/server/drafting.js',
       'bin/sitemap-ai-validate.js',
       'bin/sitemap-ai.js',
     ]) {

@@ -16,6 +16,7 @@ import {
   impliedByState,
   lastRecordedReason,
   metadataSummary,
+  unchangedStates,
   type DocumentDiffInput,
   type StateWrite,
   type TrackedState,
@@ -1042,5 +1043,119 @@ describe('metadataSummary', () => {
     expect(summary.split('; ')).toHaveLength(7);
     expect(summary.endsWith('; …')).toBe(true);
     expect(summary.startsWith('embedding_hint.chunk: by_h2 → whole; license: ')).toBe(true);
+  });
+});
+
+describe('unchangedStates: the states a comparison never reads the texts of', () => {
+  const initial = firstPublish();
+  const afterRemoval = apply(
+    initial,
+    diff(initial, { drafts: draftsFor(republished(T1, withBody(BODY_WITHOUT_WHY))), now: T1 })
+      .writes,
+  );
+  const renamedBody = GEO_BODY.replace(
+    '## Why classic sitemaps fail',
+    '## Why classic sitemaps fall short',
+  );
+  const licensed = (at: string) =>
+    republished(at, {
+      metadata: { ...geoEntry().metadata, license: 'CC-BY-SA-4.0' },
+    });
+
+  /** The state, its data and canonical text unreadable (a state whose texts were not read). */
+  function unreadable(state: TrackedState): TrackedState {
+    const copy = { ...state };
+    for (const key of ['data', 'content'])
+      Object.defineProperty(copy, key, {
+        enumerable: true,
+        get: () => {
+          throw new Error(`the ${key} of ${state.itemId} was read`);
+        },
+      });
+    return copy;
+  }
+
+  const runs: [string, readonly TrackedState[], Run][] = [
+    ['re-published unchanged', initial, { drafts: draftsFor(republished(T1)), now: T1 }],
+    [
+      'a section edited',
+      initial,
+      { drafts: draftsFor(republished(T1, withBody(EDITED_BODY))), now: T1 },
+    ],
+    [
+      'a section deleted',
+      initial,
+      { drafts: draftsFor(republished(T1, withBody(BODY_WITHOUT_WHY))), now: T1 },
+    ],
+    ['a removed section restored', afterRemoval, { drafts: draftsFor(republished(T2)), now: T2 }],
+    [
+      'a section renamed',
+      initial,
+      { drafts: draftsFor(republished(T1, withBody(renamedBody))), now: T1 },
+    ],
+    ['the licence changed', initial, { drafts: draftsFor(licensed(T1)), now: T1 }],
+    [
+      "a new editor's reason, nothing else",
+      initial,
+      { drafts: draftsFor(republished(T1)), now: T1, reasons: { en: 'Checked the figures' } },
+    ],
+    [
+      'a reason and an edit',
+      initial,
+      {
+        drafts: draftsFor(republished(T1, withBody(EDITED_BODY))),
+        now: T1,
+        reasons: { en: 'Clearer' },
+      },
+    ],
+  ];
+
+  it.each(runs)(
+    'Given %s, When the states it leaves have unreadable texts, Then the comparison is the same',
+    (_name, states, run) => {
+      const unchanged = new Set(
+        unchangedStates({ states, drafts: run.drafts, reasons: run.reasons ?? {} }),
+      );
+      const sealed = states.map((state) => (unchanged.has(state) ? unreadable(state) : state));
+      // every item with a recent entry; the unchanged ones' not read (the tracker asks for none)
+      const recent = new Map(
+        states.map((state): [string, ChangelogEntry[]] => [
+          state.itemId,
+          [{ date: T0, version: 'v1.0', desc: `${state.itemId} noted` }],
+        ]),
+      );
+      const unread = new Map(
+        [...recent].filter(([id]) => ![...unchanged].some((s) => s.itemId === id)),
+      );
+      expect(diff(sealed, { ...run, recent: unread })).toEqual(diff(states, { ...run, recent }));
+      // and none of them is written
+      const written = new Set(diff(states, run).writes.map((w) => w.state.itemId));
+      for (const state of unchanged) expect(written.has(state.itemId)).toBe(false);
+    },
+  );
+
+  it('Given a re-publish with nothing changed, Then every state is unchanged; with one section edited, all but it and its page', () => {
+    const ids = (run: Run) =>
+      unchangedStates({ states: initial, drafts: run.drafts, reasons: run.reasons ?? {} }).map(
+        (s) => s.itemId,
+      );
+    expect(ids(runs[0]![2])).toEqual(initial.map((s) => s.itemId));
+    expect(ids(runs[1]![2])).toEqual(EN_IDS.filter((id) => id !== PAGE && id !== WHY));
+  });
+
+  it("Given a new editor's reason, Then the page's state is not unchanged (it is written to keep the reason); a removed section's never is", () => {
+    const withReason = unchangedStates({
+      states: initial,
+      drafts: draftsFor(republished(T1)),
+      reasons: { en: 'Checked the figures' },
+    }).map((s) => s.itemId);
+    expect(withReason).toEqual(EN_IDS.filter((id) => id !== PAGE));
+    const removed = unchangedStates({
+      states: afterRemoval,
+      drafts: draftsFor(republished(T2)),
+      reasons: {},
+    }).map((s) => s.itemId);
+    // (restoring the section changes the page's text too)
+    expect(removed).toEqual(EN_IDS.filter((id) => id !== PAGE && id !== WHY));
   });
 });

@@ -308,6 +308,39 @@ export function lastRecordedReason(
   return page?.reason;
 }
 
+/** The editor's reason for `lang`'s entry when it is not the one last recorded (else none). */
+function freshReasonOf(
+  input: Pick<DocumentDiffInput, 'states' | 'reasons'>,
+  lang: string,
+): string | undefined {
+  const reason = input.reasons[lang]?.trim();
+  if (!reason) return undefined;
+  return reason === lastRecordedReason(input.states, lang) ? undefined : reason;
+}
+
+/**
+ * The states of a document that diffDocument leaves as they are and whose data and canonical
+ * text it never reads: live states whose item the document still publishes with the same
+ * checksum and metadata hash, but for a page whose entry brings a new reason (its state is
+ * written again). Only their columns are read, so a comparison need not load their stored
+ * texts — on a re-compare that finds nothing changed, none.
+ */
+export function unchangedStates<S extends TrackedState>(
+  input: Pick<DocumentDiffInput, 'drafts' | 'reasons'> & { states: readonly S[] },
+): S[] {
+  const drafts = new Map(input.drafts.map((d) => [d.id, d]));
+  return input.states.filter((state) => {
+    const draft = drafts.get(state.itemId);
+    return (
+      draft !== undefined &&
+      !state.removed &&
+      draft.checksum === state.checksum &&
+      draft.metaHash === state.metaHash &&
+      (draft.type !== 'article' || freshReasonOf(input, draft.lang) === undefined)
+    );
+  });
+}
+
 /**
  * Compare what a document publishes now with what is tracked for it (docs/protocol.md §3.1):
  * every fragment added, changed (content or metadata) or removed gets its new
@@ -325,11 +358,7 @@ export function diffDocument(input: DocumentDiffInput): {
   const seen = new Set<string>();
   const writes: StateWrite[] = [];
   const changelog: ChangelogRecord[] = [];
-  const freshReason = (lang: string): string | undefined => {
-    const reason = input.reasons[lang]?.trim();
-    if (!reason) return undefined;
-    return reason === lastRecordedReason(input.states, lang) ? undefined : reason;
-  };
+  const freshReason = (lang: string) => freshReasonOf(input, lang);
 
   /** An item's recent entries, newest first: the changelog's, then the one its state implies. */
   const recentOf = (itemId: string): ChangelogEntry[] => {

@@ -72,7 +72,7 @@ function toWaiting(row: Row): Waiting {
  * across the batch's queries, long enough for V8 to move it to the old generation, where a 10k
  * site's build left hundreds of MB of such garbage before a full collection.
  */
-type Load = 'data' | 'all' | 'publish';
+type Load = 'data' | 'all' | 'publish' | 'later';
 
 /** What a state read from a row decodes on first use (a member of the state no spread copies). */
 interface LazyTexts {
@@ -103,6 +103,7 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
     get(this: LazyState): ManifestItem {
       const lazy = this[LAZY];
       if (lazy.data) return lazy.data;
+      if (lazy.load === 'later') throw new Error('the stored texts of this state were not read');
       const text = !this.dataRef
         ? null
         : lazy.dataBody === undefined
@@ -120,7 +121,12 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
     get(this: LazyState): string {
       const lazy = this[LAZY];
       if (!this.contentRef) return String(lazy.inlineContent ?? '');
-      if (lazy.load !== 'all') throw new Error('the canonical text of this state was not read');
+      if (lazy.load !== 'all')
+        throw new Error(
+          lazy.load === 'later'
+            ? 'the stored texts of this state were not read'
+            : 'the canonical text of this state was not read',
+        );
       return (lazy.content ??= lazy.contentBody === undefined ? '' : decodeBlob(lazy.contentBody));
     },
   },
@@ -285,9 +291,14 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     pending: ReadonlyMap<string, Waiting>,
   ): Promise<StoredTrackedState[]> {
     await fromVersions(rows);
-    const bodies = await blobs.getEncoded(
-      rows.flatMap((row) => (load === 'all' ? [row.data_ref, row.content_ref] : [row.data_ref])),
-    );
+    const bodies =
+      load === 'later'
+        ? new Map<string, Buffer | string>()
+        : await blobs.getEncoded(
+            rows.flatMap((row) =>
+              load === 'all' ? [row.data_ref, row.content_ref] : [row.data_ref],
+            ),
+          );
     return rows.map((row) => toState(row, bodies, load, pending.get(String(row.item_id))));
   }
 
@@ -362,7 +373,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       return current === id ? null : current;
     },
 
-    async forDocuments(uid: string, documentIds: readonly string[]): Promise<StoredTrackedState[]> {
+    /**
+     * The states of these documents' items. With `texts: 'later'` their data and canonical text
+     * are not read yet: `readTexts` reads them for the states that need them, and reading either
+     * from a state before that throws.
+     */
+    async forDocuments(
+      uid: string,
+      documentIds: readonly string[],
+      { texts = 'now' }: { texts?: 'now' | 'later' } = {},
+    ): Promise<StoredTrackedState[]> {
       const result: StoredTrackedState[] = [];
       for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
         const rows = (await states().findMany({
@@ -372,9 +392,29 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           },
         })) as Row[];
         const pending = await pendingAmong(rows.map((row) => String(row.item_id)));
-        result.push(...(await withTexts(rows, 'all', pending)));
+        result.push(...(await withTexts(rows, texts === 'now' ? 'all' : 'later', pending)));
       }
       return result;
+    },
+
+    /**
+     * Read the stored texts of states read without them (forDocuments' `texts: 'later'`), in
+     * place: each then reads its data and canonical text as if read with them. Others are left
+     * as they are. (A state another instance has moved since it was read may find its old texts
+     * collected: whatever is compared with it, its write fails on the revision it expects.)
+     */
+    async readTexts(list: readonly StoredTrackedState[]): Promise<void> {
+      const unread = list.filter((state) => (state as LazyState)[LAZY]?.load === 'later');
+      if (unread.length === 0) return;
+      const bodies = await blobs.getEncoded(
+        unread.flatMap((state) => [state.dataRef, state.contentRef]),
+      );
+      for (const state of unread) {
+        const lazy = (state as LazyState)[LAZY];
+        lazy.dataBody = state.dataRef ? bodies.get(state.dataRef) : undefined;
+        lazy.contentBody = state.contentRef ? bodies.get(state.contentRef) : undefined;
+        lazy.load = 'all';
+      }
     },
 
     /** The hashes these documents' states were last compared with (absent: none recorded). */

@@ -3,13 +3,14 @@ import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import { DAY_MS } from '../../../shared/constants';
 import { extend } from '../core/objects';
-import { documentDrafts, type SiteContext } from '../core/items';
+import { documentDrafts, type DocumentDrafts, type SiteContext } from '../core/items';
 import type { MetadataProblem } from '../core/metadata';
 import {
   diffDocument,
   impliedByState,
   ITEM_CHANGELOG_DAYS,
   ITEM_CHANGELOG_MAX,
+  unchangedStates,
   type AliasRecord,
   type ChangelogRecord,
   type StateWrite,
@@ -26,6 +27,7 @@ import { sha256Hex, stableStringify } from '../core/canonical';
 import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
+import { draftOnThread } from '../utils/drafting-thread';
 import type { EnabledType } from './config';
 import { LeaseLostError } from './snapshot-builder';
 import { versionOfState } from '../repositories/item-repository';
@@ -165,12 +167,15 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     log = true,
   ): { drafts: ItemDraft[]; unfilled: EntrySource[] } {
     const built = documentDrafts(entries, type.policy, site);
-    if (log)
-      for (const entry of built.unfilled)
-        strapi.log.warn(
-          `[sitemap-ai] ${type.uid} ${entry.documentId} (${entry.lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`,
-        );
+    if (log) logUnfilled(type, built);
     return built;
+  }
+
+  function logUnfilled(type: EnabledType, { unfilled }: DocumentDrafts): void {
+    for (const entry of unfilled)
+      strapi.log.warn(
+        `[sitemap-ai] ${type.uid} ${entry.documentId} (${entry.lang}) left out: its path pattern "${type.policy.pathPattern}" cannot be filled`,
+      );
   }
 
   /**
@@ -265,6 +270,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     return byDocument;
   }
 
+  /** The editor's reason of each locale's entry. */
+  function reasonsOf(entries: readonly EntrySource[]): Record<string, string | undefined> {
+    return Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
+  }
+
   interface DocumentRead {
     documentId: string;
     entries: EntrySource[];
@@ -302,17 +312,30 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     }
     const now = new Date().toISOString();
     const since = new Date(Date.parse(now) - ITEM_CHANGELOG_DAYS * DAY_MS).toISOString();
+    const print = settings().policyFingerprint();
+    // Only the states the comparison may change or describe have their stored texts and recent
+    // changelog read (those read without texts; a restamped state is written again, texts and all).
+    const unchanged = new Set(
+      documents.flatMap(({ documentId, entries, drafts }) =>
+        unchangedStates({
+          states: currentOf.get(documentId) ?? [],
+          drafts,
+          reasons: reasonsOf(entries),
+        }).filter((s) => !(s.pending && s.policyPrint !== print)),
+      ),
+    );
     const ids = new Set(all.map((s) => s.itemId));
     for (const document of documents) for (const draft of document.drafts) ids.add(draft.id);
+    for (const state of unchanged) ids.delete(state.itemId);
     // The tracker writes an item's changelog in the transaction that writes its state, so an item
     // without a state has entries only if its state was lost behind the plugin's back — and none
     // when the changelog was empty as this comparison began (`noChangelogBefore`). A first build
     // asks for none.
     const recent =
-      noChangelogBefore && all.length === 0
+      (noChangelogBefore && all.length === 0) || ids.size === 0
         ? new Map<string, ChangelogEntry[]>()
         : await states.recentChangelog([...ids], since, ITEM_CHANGELOG_MAX);
-    const print = settings().policyFingerprint();
+    await states.readTexts(all.filter((state) => !unchanged.has(state)));
     const result = {
       writes: [] as StateWrite[],
       changelog: [] as ChangelogRecord[],
@@ -328,7 +351,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         drafts,
         langs,
         states: current,
-        reasons: Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason])),
+        reasons: reasonsOf(entries),
         recent,
         now,
         cause,
@@ -384,6 +407,63 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
+   * Which documents of a batch to compare, and the hashes of what each is made from: all, or with
+   * `skipUnchanged` those whose states were not last compared with what they are made from now.
+   */
+  async function toCompare(
+    type: EnabledType,
+    scope: DocumentScope,
+    entriesRead: ReadonlyMap<string, EntrySource[]>,
+    skipUnchanged: boolean,
+  ): Promise<{ hashes: Map<string, string>; batch: string[] }> {
+    const shape = shapeOf(type, scope);
+    const hashes = new Map(
+      [...entriesRead].map(([documentId, entries]) => [documentId, inputHash(shape, entries)]),
+    );
+    let batch = [...entriesRead.keys()];
+    if (skipUnchanged) {
+      const compared = await states.comparedHashes(type.uid, batch);
+      batch = batch.filter((documentId) => compared.get(documentId) !== hashes.get(documentId));
+    }
+    return { hashes, batch };
+  }
+
+  /** A batch's documents to compare, their hashes, and the drafts made for them, if any. */
+  interface Drafted {
+    hashes: Map<string, string>;
+    batch: string[];
+    drafts: ReadonlyMap<string, DocumentDrafts> | undefined;
+  }
+
+  /**
+   * toCompare, with the documents to compare handed to the drafting thread: the promise of it all,
+   * to await once the batch before is written.
+   */
+  async function draftAhead(
+    type: EnabledType,
+    scope: DocumentScope,
+    entriesRead: ReadonlyMap<string, EntrySource[]>,
+  ): Promise<() => Promise<Drafted>> {
+    const { hashes, batch } = await toCompare(type, scope, entriesRead, true);
+    const drafting =
+      batch.length === 0
+        ? Promise.resolve(null)
+        : draftOnThread(
+            type.policy,
+            scope.site,
+            batch.map((documentId) => entriesRead.get(documentId)!),
+          );
+    return async () => {
+      const made = await drafting;
+      return {
+        hashes,
+        batch,
+        drafts: made ? new Map(batch.map((documentId, i) => [documentId, made[i]!])) : undefined,
+      };
+    };
+  }
+
+  /**
    * Track a batch of documents of one type (all their locales' entries): compared and written at
    * once; when that fails (another tracker wrote one of them first, or one cannot be recorded)
    * they are tracked one by one, each read again. `before` holds their states when they were
@@ -405,8 +485,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       noChangelogBefore = false,
       noAliasesBefore = false,
       publish,
+      drafted,
     }: {
       before?: readonly StoredTrackedState[];
+      /** What to compare, found already (toCompare), with the drafts made for it (draftAhead). */
+      drafted?: Drafted;
       /** A first build publishing as it tracks. */
       publish?: FirstPublish;
       skipUnchanged?: boolean;
@@ -425,29 +508,29 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const byDocument = new Map(entriesRead);
     const failures: TrackFailure[] = [];
     const shape = shapeOf(type, scope);
-    const hashes = new Map(
-      [...byDocument].map(([documentId, entries]) => [documentId, inputHash(shape, entries)]),
-    );
-    let batch = [...byDocument.keys()];
-    if (skipUnchanged) {
-      const compared = await states.comparedHashes(type.uid, batch);
-      batch = batch.filter((documentId) => compared.get(documentId) !== hashes.get(documentId));
-    }
+    const { hashes, batch } = drafted ?? (await toCompare(type, scope, entriesRead, skipUnchanged));
     const unchanged = byDocument.size - batch.length;
     if (batch.length === 0) return { changed: 0, failures, unchanged };
+    const made = new Map(drafted?.drafts);
+    const draftsFor = (documentId: string, entries: readonly EntrySource[]) => {
+      const ready = made.get(documentId);
+      if (!ready) return draftsOf(type, entries, scope.site).drafts;
+      logUnfilled(type, ready);
+      return ready.drafts;
+    };
     const compare = (known: readonly StoredTrackedState[]) =>
       diffDocuments(
         type.uid,
         batch.map((documentId) => {
           const entries = byDocument.get(documentId)!;
-          return { documentId, entries, drafts: draftsOf(type, entries, scope.site).drafts, langs };
+          return { documentId, entries, drafts: draftsFor(documentId, entries), langs };
         }),
         cause,
         known,
         noChangelogBefore,
       );
     try {
-      const known = before ?? (await states.forDocuments(type.uid, batch));
+      const known = before ?? (await states.forDocuments(type.uid, batch, { texts: 'later' }));
       let diff = await compare(known);
       if (!before) {
         const tracked = new Set(known.map((s) => s.sourceDocument));
@@ -460,6 +543,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         ];
         if (stale.length > 0) {
           for (const [documentId, entries] of await entriesOf(type, scope, stale)) {
+            made.delete(documentId);
             byDocument.set(documentId, entries);
             hashes.set(documentId, inputHash(shape, entries));
           }
@@ -807,7 +891,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         }
         const scope = await scopeOf(type);
         // (the states first: see diffDocuments)
-        const before = await states.forDocuments(uid, part);
+        const before = await states.forDocuments(uid, part, { texts: 'later' });
         const result = await trackBatch(type, scope, await entriesOf(type, scope, part), cause, {
           before,
         });
@@ -923,10 +1007,13 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       failures: TrackFailure[];
       /** Documents made of what their states were last compared with: not compared again. */
       unchanged: number;
+      /** Documents drafted on the plugin's thread (utils/drafting-thread.ts), not on this one. */
+      draftedOnThread: number;
     }> {
       let documents = 0;
       let changed = 0;
       let unchanged = 0;
+      let draftedOnThread = 0;
       const failures: TrackFailure[] = [];
       /** The documents compared, by type. */
       const seen = new Map<string, Set<string>>();
@@ -943,21 +1030,40 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         const { typeKey } = type.policy;
         const done = new Set<string>();
         seen.set(uid, done);
+        // A batch is read and handed to the drafting thread while the batch before it is compared
+        // and written (`previous`), so its drafting runs beside that batch's database work.
+        let previous: Promise<void> = Promise.resolve();
         const compareFirstMet = async (first: Map<string, EntrySource>, lang: string) => {
           const ids = [...first.keys()];
           for (const id of ids) done.add(id);
           documents += ids.length;
-          const result = await trackBatch(
-            type,
-            scope,
-            await entriesOf(type, scope, ids, { lang, entries: first }),
-            cause,
-            { skipUnchanged: true, noChangelogBefore, noAliasesBefore, publish },
-          );
-          changed += result.changed;
-          unchanged += result.unchanged;
-          failures.push(...result.failures);
-          await turnEventLoop();
+          let entries: Map<string, EntrySource[]>;
+          let drafted: () => Promise<Drafted>;
+          try {
+            entries = await entriesOf(type, scope, ids, { lang, entries: first });
+            drafted = await draftAhead(type, scope, entries);
+          } catch (error) {
+            await previous.catch(() => undefined);
+            throw error;
+          }
+          await previous;
+          previous = (async () => {
+            const ready = await drafted();
+            if (ready.drafts) draftedOnThread += ready.drafts.size;
+            const result = await trackBatch(type, scope, entries, cause, {
+              skipUnchanged: true,
+              noChangelogBefore,
+              noAliasesBefore,
+              publish,
+              drafted: ready,
+            });
+            changed += result.changed;
+            unchanged += result.unchanged;
+            failures.push(...result.failures);
+            await turnEventLoop();
+          })();
+          // (a failure is thrown where the next batch, or the end of the type, awaits it)
+          previous.catch(() => undefined);
         };
         for (const lang of langs) {
           let first = new Map<string, EntrySource>();
@@ -977,6 +1083,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           }
           if (first.size > 0) await compareFirstMet(first, lang);
         }
+        await previous;
       }
       for await (const { uid, documentId } of states.liveDocuments()) {
         if (seen.get(uid)?.has(documentId)) continue;
@@ -984,7 +1091,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         changed += await trackOne(uid, documentId, cause, failures);
         await turnEventLoop();
       }
-      return { documents, changed, failures, unchanged };
+      return { documents, changed, failures, unchanged, draftedOnThread };
     },
   };
   return tracker;

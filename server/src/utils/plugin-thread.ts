@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DICTIONARY_V1, bodyEncoder } from '../repositories/blob-codec';
+
+/**
+ * The plugin's second thread (README "Storage"): one worker that deflates the stored texts of
+ * large writes (repositories/blob-encoder.ts) and drafts the documents of a whole-site pass ahead
+ * of the batch being written (utils/drafting-thread.ts), so that on a machine of two cores that
+ * work runs beside the main thread's database work. One thread for both: each Node worker costs
+ * its own isolate, heap and modules (a second one added 25 MB to a 10k first build's peak RSS).
+ *
+ * Started on first use, it keeps the process alive only while it has work. When it fails or is
+ * stopped, what it was asked is rejected and its callers do the work on their own thread.
+ */
+
+/**
+ * The worker's heap, bounded. Left to V8's defaults, a worker sizes its young generation as the
+ * main thread does: on a first build of 10k articles (bench-site.js, SQLite, one process) the
+ * process grew by +152 … +161 MB at its peak; with these bounds by +113 … +130 MB, no slower
+ * (20.2–23.2 s against 20.5–25.6 s). One message needs a few MB; if the worker ran out of heap
+ * all the same, it stops, and what it was asked is done on the calling thread.
+ */
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+
+/**
+ * The package's bundle of workers/drafting.ts, next to the server's bundle (scripts/
+ * build-plugin.js). Absent when the server runs from its sources: nothing is drafted here then.
+ */
+const DRAFTING_FILE = 'drafting.js';
+
+/**
+ * The worker's program: the main thread's text encoder (bodyEncoder's own source), its bodies sent
+ * back in one transferred buffer with their lengths instead of one copied buffer each; and, loaded
+ * on the first batch to draft, the drafting bundle.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const encode = (${bodyEncoder.toString()})(require('node:zlib'), Buffer.from(workerData.dictionary));
+let drafting;
+parentPort.on('message', (message) => {
+  if (message.kind === 'draft') {
+    if (!workerData.draftingFile) {
+      parentPort.postMessage({ id: message.id, error: 'no drafting bundle' });
+      return;
+    }
+    drafting ??= require(workerData.draftingFile);
+    parentPort.postMessage(drafting.draftBatch(message));
+    return;
+  }
+  const { id, texts } = message;
+  const bodies = texts.map(encode);
+  const lengths = new Uint32Array(bodies.length);
+  let size = 0;
+  bodies.forEach((body, i) => { lengths[i] = body.length; size += body.length; });
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const body of bodies) { bytes.set(body, at); at += body.length; }
+  parentPort.postMessage({ id, bytes, lengths }, [bytes.buffer, lengths.buffer]);
+});
+`;
+
+interface Running {
+  worker: Worker;
+  waiting: Map<number, { resolve(answer: unknown): void; reject(error: Error): void }>;
+}
+
+let running: Running | null = null;
+let nextId = 0;
+
+/** The drafting bundle next to this module's bundle, if there is one. */
+export function draftingFile(): string | null {
+  const file = typeof __dirname === 'string' ? path.join(__dirname, DRAFTING_FILE) : null;
+  return file && fs.existsSync(file) ? file : null;
+}
+
+function started(): Running {
+  if (running) return running;
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { dictionary: new Uint8Array(DICTIONARY_V1), draftingFile: draftingFile() },
+    resourceLimits: WORKER_HEAP,
+  });
+  worker.unref();
+  const thread: Running = { worker, waiting: new Map() };
+  worker.on('message', (answer: { id: number }) => {
+    const request = thread.waiting.get(answer.id);
+    if (!request) return;
+    thread.waiting.delete(answer.id);
+    if (thread.waiting.size === 0) worker.unref();
+    request.resolve(answer);
+  });
+  const fail = (error: Error) => {
+    if (running === thread) running = null;
+    for (const request of thread.waiting.values()) request.reject(error);
+    thread.waiting.clear();
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the plugin's thread stopped (exit code ${code})`)));
+  running = thread;
+  return thread;
+}
+
+/**
+ * Ask the thread: `message` with an `id` of its own added, answered by the message of that id.
+ * Rejected when the thread cannot start, or stops or fails before it answers.
+ */
+export function askThread<T>(message: object, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+  let thread: Running;
+  try {
+    thread = started();
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+  const id = nextId++;
+  return new Promise<T>((resolve, reject) => {
+    thread.waiting.set(id, { resolve: resolve as (answer: unknown) => void, reject });
+    thread.worker.ref();
+    try {
+      thread.worker.postMessage({ ...message, id }, [...transfer]);
+    } catch (error) {
+      // (what cannot be cloned is never sent)
+      thread.waiting.delete(id);
+      if (thread.waiting.size === 0) thread.worker.unref();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+}
+
+/**
+ * Stop the thread (the plugin's destroy); a later request starts another. What it was still asked
+ * is done by its callers. Whether a thread was running.
+ */
+export async function stopPluginThread(): Promise<boolean> {
+  const stopping = running;
+  running = null;
+  if (!stopping) return false;
+  await stopping.worker.terminate();
+  return true;
+}

@@ -1,0 +1,42 @@
+import { documentDrafts, type SiteContext, type TypePolicy } from '../core/items';
+import type { EntrySource, ItemDraft } from '../core/types';
+
+/**
+ * What the plugin's thread drafts (utils/plugin-thread.ts loads this module's bundle,
+ * dist/server/drafting.js, on the first batch it is asked to draft): the items each document of
+ * a batch publishes, made by the same core function the main thread calls. Runs outside Strapi:
+ * it imports only core/.
+ */
+
+/** What the main thread asks: one batch of documents of one type. */
+export interface DraftRequest {
+  kind: 'draft';
+  id: number;
+  policy: TypePolicy;
+  site: SiteContext;
+  documents: readonly (readonly EntrySource[])[];
+}
+
+/**
+ * Each document's items and the positions of its entries that cannot be placed; or, when drafting
+ * threw, only why (the main thread then drafts the batch itself, and meets the same error there).
+ */
+export interface DraftAnswer {
+  id: number;
+  documents?: { drafts: ItemDraft[]; unfilled: number[] }[];
+  error?: string;
+}
+
+export function draftBatch({ id, policy, site, documents }: DraftRequest): DraftAnswer {
+  try {
+    return {
+      id,
+      documents: documents.map((entries) => {
+        const { drafts, unfilled } = documentDrafts(entries, policy, site);
+        return { drafts, unfilled: unfilled.map((entry) => entries.indexOf(entry)) };
+      }),
+    };
+  } catch (error) {
+    return { id, error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { documentDrafts } from '../../server/src/core/items';
+import { draftBatch } from '../../server/src/workers/drafting';
+import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
+
+/**
+ * What the plugin's thread answers for a batch to draft (workers/drafting.ts): core's drafts of
+ * each document, in order, with its unplaceable entries as positions the main thread maps back.
+ * (That the thread runs it from the package's bundle, and drafts what the main thread drafts, is
+ * checked through the built server: tests/integration/first-build.test.ts.)
+ */
+describe('draftBatch', () => {
+  const en = geoEntry();
+  const sk = geoEntry({
+    lang: 'sk',
+    title: 'Sitemapa pre AI',
+    pathValues: { locale: 'sk', slug: 'geo-index' },
+  });
+  /** An entry whose path pattern cannot be filled (no slug): left out of its document. */
+  const unplaceable = geoEntry({ documentId: 'other-doc', pathValues: { locale: 'en' } });
+
+  it('Given documents of several locales and an entry that cannot be placed, Then each answer is what documentDrafts gives, its entries by position', () => {
+    const documents = [[en, sk], [unplaceable], [en]];
+    const answer = draftBatch({
+      kind: 'draft',
+      id: 7,
+      policy: ARTICLE_TYPE,
+      site: SITE,
+      documents,
+    });
+    expect(answer.id).toBe(7);
+    expect(answer.error).toBeUndefined();
+    expect(answer.documents).toHaveLength(3);
+    answer.documents!.forEach(({ drafts, unfilled }, i) => {
+      const expected = documentDrafts(documents[i]!, ARTICLE_TYPE, SITE);
+      expect(drafts).toEqual(expected.drafts);
+      expect(unfilled.map((position) => documents[i]![position])).toEqual(expected.unfilled);
+    });
+    expect(answer.documents![0]!.drafts.length).toBeGreaterThan(5);
+    expect(answer.documents![1]).toEqual({ drafts: [], unfilled: [0] });
+  });
+
+  it('Given a batch whose drafting throws, Then the answer says why and carries no drafts', () => {
+    const broken = { ...en, bodies: null } as unknown as typeof en;
+    const answer = draftBatch({
+      kind: 'draft',
+      id: 8,
+      policy: ARTICLE_TYPE,
+      site: SITE,
+      documents: [[en], [broken]],
+    });
+    expect(answer.id).toBe(8);
+    expect(answer.documents).toBeUndefined();
+    expect(answer.error).toEqual(expect.any(String));
+  });
+});
