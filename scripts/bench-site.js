@@ -6,7 +6,9 @@
  * plugin. The articles are written straight into Strapi's own tables (seconds, not the minutes
  * the document service takes), nothing is tracked in between, then one process times:
  * a read + sha256 of every body (the floor any indexer pays), the plugin's first build, a full
- * re-compare with nothing changed, 10 edits and the incremental build after them, and 100
+ * re-compare with nothing changed, the same re-compare with every document compared (as after an
+ * upgrade of the plugin or a settings change, which change what every document's hash is made
+ * from: here the recorded hashes are deleted), 10 edits and the incremental build after them, and 100
  * publishes with the plugin; a second boot with the plugin disabled times the same 100
  * publishes without it. Peak RSS is sampled from a worker thread; the database is measured
  * before and after. Prints one JSON line and a table.
@@ -18,7 +20,8 @@
  * skips them).
  *
  * BENCH_SITE_QUERIES=1 prints the SQL of each build by total time; BENCH_SITE_PROFILE=file
- * writes a CPU profile of the first build (_RECOMPARE, _HTTP, _PUBLISH: of those phases);
+ * writes a CPU profile of the first build (_RECOMPARE, _RECOMPARE_ALL, _HTTP, _PUBLISH: of those
+ * phases);
  * BENCH_SITE_KEEP_DB=file keeps a copy of the database with the plugin's tables (diagnosis);
  * BENCH_SITE_MEMORY=1 prints where each phase's memory grew (V8 heap, outside it);
  * BENCH_SITE_ALLOCATIONS=1 makes BENCH_SITE_PROFILE a sampling profile of what the first build
@@ -810,6 +813,20 @@ async function main() {
     figures.recompareRssMb = recompare.rssPeakGrowthMb;
     figures.recompareChanged = recompare.result.snapshot?.changes ?? null;
 
+    // Every document compared again, nothing changed: what an upgrade of the plugin or a settings
+    // change costs (each changes what every document's hash is made from; deleting the recorded
+    // hashes has the same effect on the comparison).
+    await strapi.db.connection('sitemap_ai_source_hashes').del();
+    const recompareAll = await timed(sampler, () =>
+      withProfile(
+        () => builder.rebuild({ trigger: 'bench', full: true }),
+        'BENCH_SITE_PROFILE_RECOMPARE_ALL',
+      ),
+    );
+    figures.recompareAllMs = recompareAll.ms;
+    figures.recompareAllRssMb = recompareAll.rssPeakGrowthMb;
+    figures.recompareAllChanged = recompareAll.result.snapshot?.changes ?? null;
+
     await publishes(strapi, 10, 'Edited for the incremental build');
     const incremental = await timed(sampler, () =>
       withQueryLog(strapi, () => builder.rebuild({ trigger: 'bench' })),
@@ -949,6 +966,11 @@ function report(f) {
     ],
     ['full re-compare, nothing changed', `${f.recompareMs} ms`, against(f.recompareMs)],
     [
+      'the same, every document compared (an upgrade, a settings change)',
+      `${f.recompareAllMs} ms`,
+      against(f.recompareAllMs),
+    ],
+    [
       '10 edits, incremental build',
       `${f.incrementalMs} ms`,
       `${r((100 * f.incrementalMs) / f.firstBuildMs, 2)} % of the first build`,
@@ -961,7 +983,7 @@ function report(f) {
     ['database', `${r(f.dbBeforeMb)} → ${r(f.dbAfterMb)} MB`, `${r(f.dbAfterMb / f.dbBeforeMb)}×`],
     [
       'peak RSS growth',
-      `first build +${f.firstBuildRssMb} MB, re-compare +${f.recompareRssMb} MB`,
+      `first build +${f.firstBuildRssMb} MB, re-compare +${f.recompareRssMb} MB (every document +${f.recompareAllRssMb} MB)`,
       `read+hash +${f.readHashRssMb} MB`,
     ],
     [
