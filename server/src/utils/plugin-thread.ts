@@ -40,11 +40,14 @@ const encode = (${bodyEncoder.toString()})(require('node:zlib'), Buffer.from(wor
 let drafting;
 parentPort.on('message', (message) => {
   if (message.kind === 'draft') {
-    if (!workerData.draftingFile) {
-      parentPort.postMessage({ id: message.id, error: 'no drafting bundle' });
+    // (a bundle that cannot be loaded answers each batch with why: the caller drafts it)
+    try {
+      if (!workerData.draftingFile) throw new Error('no drafting bundle');
+      drafting ??= require(workerData.draftingFile);
+    } catch (error) {
+      parentPort.postMessage({ id: message.id, error: String(error) });
       return;
     }
-    drafting ??= require(workerData.draftingFile);
     parentPort.postMessage(drafting.draftBatch(message));
     return;
   }
