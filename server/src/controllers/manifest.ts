@@ -23,6 +23,7 @@ import {
 import { strictestUsage } from '../core/interop';
 import type { ManifestItem } from '../core/types';
 import type { PublicRouteState } from '../middlewares/access-log';
+import { runsAround } from '../middlewares/revalidation';
 import { ByteCache } from '../core/byte-cache';
 
 /**
@@ -87,10 +88,16 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
    * it has it. Whether it was. (Also asked ahead of the router: middlewares/revalidation.ts.)
    */
   async function notModified(ctx: Context, format: 'json' | 'xml'): Promise<boolean> {
+    return !!ctx.get('If-None-Match') && revalidated(ctx, representation(ctx, format));
+  }
+
+  /** notModified, of a representation worked out already. */
+  async function revalidated(
+    ctx: Context,
+    { params, etagOf }: ReturnType<typeof representation>,
+  ): Promise<boolean> {
     const validator = ctx.get('If-None-Match');
-    if (!validator) return false;
-    const { params, etagOf } = representation(ctx, format);
-    if (params.page_token) return false;
+    if (!validator || params.page_token) return false;
     const seen = await manifest().seen();
     const etag = etagOf(seen);
     if (!matchesEtag(validator, etag)) return false;
@@ -99,8 +106,10 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
   }
 
   async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
-    if (await notModified(ctx, format)) return;
-    const { settings, params, gzip, paramsHash, etagOf } = representation(ctx, format);
+    const shown = representation(ctx, format);
+    // (asked already ahead of the router when the request comes from there: not a 304)
+    if (!runsAround(ctx) && (await revalidated(ctx, shown))) return;
+    const { settings, params, gzip, paramsHash, etagOf } = shown;
     const resolved = await manifest().resolve(params);
     const etag = etagOf(resolved.snapshot);
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
