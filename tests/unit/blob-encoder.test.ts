@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeBlob, encodeBlob } from '../../server/src/repositories/blob-codec';
-import {
-  MESSAGE_CHARS,
-  encodeBodies,
-  stopBlobEncoder,
-} from '../../server/src/repositories/blob-encoder';
+import { MESSAGE_CHARS, encodeBodies } from '../../server/src/repositories/blob-encoder';
+import { stopPluginThread } from '../../server/src/utils/plugin-thread';
 
 /** Texts of a large write: item data, canonical texts, and short ones stored plain. */
 function texts(count: number, salt = ''): string[] {
@@ -30,13 +27,13 @@ function texts(count: number, salt = ''): string[] {
 
 describe('encoding stored texts on a second thread', () => {
   afterEach(async () => {
-    await stopBlobEncoder();
+    await stopPluginThread();
   });
 
   it('writes the bytes the calling thread writes, for a write large enough to use the worker', async () => {
     const many = texts(600);
     const bodies = await encodeBodies(many);
-    expect(await stopBlobEncoder()).toBe(true);
+    expect(await stopPluginThread()).toBe(true);
     expect(bodies).toHaveLength(many.length);
     bodies.forEach((body, i) => {
       expect(body.equals(encodeBlob(many[i]!))).toBe(true);
@@ -52,7 +49,7 @@ describe('encoding stored texts on a second thread', () => {
     const few = texts(20);
     const bodies = await encodeBodies(few);
     expect(bodies.map((body) => decodeBlob(body))).toEqual(few);
-    expect(await stopBlobEncoder()).toBe(false);
+    expect(await stopPluginThread()).toBe(false);
   });
 
   it('answers writes asked at once with their own bodies', async () => {
@@ -66,12 +63,12 @@ describe('encoding stored texts on a second thread', () => {
   it('encodes on the calling thread what a stopped worker was asked', async () => {
     const many = texts(2000);
     const pending = encodeBodies(many);
-    expect(await stopBlobEncoder()).toBe(true);
+    expect(await stopPluginThread()).toBe(true);
     const bodies = await pending;
     bodies.forEach((body, i) => expect(body.equals(encodeBlob(many[i]!))).toBe(true));
     // and a later write starts another worker
     expect((await encodeBodies(texts(300))).length).toBe(300);
-    expect(await stopBlobEncoder()).toBe(true);
+    expect(await stopPluginThread()).toBe(true);
   });
 
   it('hands a write longer than one message to the worker in several, its bodies in order', async () => {
@@ -84,7 +81,7 @@ describe('encoding stored texts on a second thread', () => {
     const long = `a long text, `.padEnd(MESSAGE_CHARS + 1, 'with words of its own, ');
     many.splice(count >> 1, 0, long);
     const bodies = await encodeBodies(many);
-    expect(await stopBlobEncoder()).toBe(true);
+    expect(await stopPluginThread()).toBe(true);
     expect(bodies).toHaveLength(many.length);
     bodies.forEach((body, i) => expect(body.equals(encodeBlob(many[i]!))).toBe(true));
     expect(decodeBlob(bodies[count >> 1]!)).toBe(long);

@@ -5,9 +5,9 @@ import { askThread } from '../utils/plugin-thread';
  * Encoding a write's texts on a second thread (README "Storage"). Deflating a small text costs
  * ~45 µs, most of it the set-up of the deflate state with its dictionary: a first build of 10k
  * articles stores 280k texts, 13 s of its main thread. A write hands its texts to the plugin's
- * thread (utils/plugin-thread.ts) and goes on with its rows (the states, versions and changelog need only the texts'
- * keys), then stores the bodies the worker sent back: on a machine of two cores the deflating
- * runs beside the inserts instead of before them.
+ * thread (utils/plugin-thread.ts) and goes on with its rows (the states, versions and changelog
+ * need only the texts' keys), then stores the bodies the thread sent back: on a machine of two
+ * cores the deflating runs beside the inserts instead of before them.
  *
  * Fewer texts than WORKER_MIN are encoded where they are written (the round trip would cost more
  * than it saves, and an editor's publish waits for no thread). When the worker fails or is
@@ -70,9 +70,3 @@ export async function encodeBodies(texts: readonly string[]): Promise<Buffer[]> 
     return texts.map((text, i) => bodies[i] ?? encodeBlob(text));
   }
 }
-
-/**
- * Stop the plugin's thread (the plugin's destroy); a later write starts another. What it was still
- * asked is encoded by its callers. Whether a thread was running.
- */
-export { stopPluginThread as stopBlobEncoder } from '../utils/plugin-thread';

@@ -415,7 +415,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     scope: DocumentScope,
     entriesRead: ReadonlyMap<string, EntrySource[]>,
     skipUnchanged: boolean,
-  ): Promise<{ hashes: Map<string, string>; batch: string[] }> {
+  ): Promise<{ shape: string; hashes: Map<string, string>; batch: string[] }> {
     const shape = shapeOf(type, scope);
     const hashes = new Map(
       [...entriesRead].map(([documentId, entries]) => [documentId, inputHash(shape, entries)]),
@@ -425,11 +425,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const compared = await states.comparedHashes(type.uid, batch);
       batch = batch.filter((documentId) => compared.get(documentId) !== hashes.get(documentId));
     }
-    return { hashes, batch };
+    return { shape, hashes, batch };
   }
 
   /** A batch's documents to compare, their hashes, and the drafts made for them, if any. */
   interface Drafted {
+    shape: string;
     hashes: Map<string, string>;
     batch: string[];
     drafts: ReadonlyMap<string, DocumentDrafts> | undefined;
@@ -444,7 +445,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     scope: DocumentScope,
     entriesRead: ReadonlyMap<string, EntrySource[]>,
   ): Promise<() => Promise<Drafted>> {
-    const { hashes, batch } = await toCompare(type, scope, entriesRead, true);
+    const compared = await toCompare(type, scope, entriesRead, true);
+    const { batch } = compared;
     const drafting =
       batch.length === 0
         ? Promise.resolve(null)
@@ -455,11 +457,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           );
     return async () => {
       const made = await drafting;
-      return {
-        hashes,
-        batch,
+      return extend(compared, {
         drafts: made ? new Map(batch.map((documentId, i) => [documentId, made[i]!])) : undefined,
-      };
+      });
     };
   }
 
@@ -507,8 +507,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const { langs } = scope;
     const byDocument = new Map(entriesRead);
     const failures: TrackFailure[] = [];
-    const shape = shapeOf(type, scope);
-    const { hashes, batch } = drafted ?? (await toCompare(type, scope, entriesRead, skipUnchanged));
+    const { shape, hashes, batch } =
+      drafted ?? (await toCompare(type, scope, entriesRead, skipUnchanged));
     const unchanged = byDocument.size - batch.length;
     if (batch.length === 0) return { changed: 0, failures, unchanged };
     const made = new Map(drafted?.drafts);

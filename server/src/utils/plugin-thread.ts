@@ -71,10 +71,15 @@ interface Running {
 let running: Running | null = null;
 let nextId = 0;
 
-/** The drafting bundle next to this module's bundle, if there is one. */
+let drafting: string | null | undefined;
+
+/** The drafting bundle next to this module's bundle, if there is one (looked for once). */
 export function draftingFile(): string | null {
-  const file = typeof __dirname === 'string' ? path.join(__dirname, DRAFTING_FILE) : null;
-  return file && fs.existsSync(file) ? file : null;
+  if (drafting === undefined) {
+    const file = typeof __dirname === 'string' ? path.join(__dirname, DRAFTING_FILE) : null;
+    drafting = file && fs.existsSync(file) ? file : null;
+  }
+  return drafting;
 }
 
 function started(): Running {
