@@ -27,12 +27,20 @@ export interface DraftAnswer {
   error?: string;
 }
 
-export function draftBatch({ id, policy, site, documents }: DraftRequest): DraftAnswer {
+/**
+ * Draft a batch; `between` is called after each document (the thread answers there what was asked
+ * of it meanwhile, see utils/plugin-thread.ts).
+ */
+export function draftBatch(
+  { id, policy, site, documents }: DraftRequest,
+  between: () => void = () => undefined,
+): DraftAnswer {
   try {
     return {
       id,
       documents: documents.map((entries) => {
         const { drafts, unfilled } = documentDrafts(entries, policy, site);
+        between();
         return { drafts, unfilled: unfilled.map((entry) => entries.indexOf(entry)) };
       }),
     };

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { encodeBlob } from '../../server/src/repositories/blob-codec';
+import { encodeBodies } from '../../server/src/repositories/blob-encoder';
+import { askThread, stopPluginThread, useDraftingFile } from '../../server/src/utils/plugin-thread';
+
+/**
+ * The order in which the plugin's thread answers (utils/plugin-thread.ts): texts to encode that
+ * arrive while a batch is being drafted are answered between two of its documents, not after it.
+ * The thread loads a drafting module of the test's own, whose documents each take a while and
+ * which records what it was asked, so the order of the answers is the thread's, not a race.
+ */
+describe("the plugin's thread", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-thread-'));
+    fs.writeFileSync(
+      path.join(dir, 'drafting.js'),
+      `exports.draftBatch = ({ id, documents }, between) => {
+        for (const _ of documents) {
+          const until = Date.now() + 40;
+          while (Date.now() < until);
+          between();
+        }
+        return { id, documents: documents.map(() => ({ drafts: [], unfilled: [] })) };
+      };`,
+    );
+    useDraftingFile(path.join(dir, 'drafting.js'));
+  });
+  afterEach(async () => {
+    await stopPluginThread();
+  });
+  afterAll(() => {
+    useDraftingFile(undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const many = (n: number) => Array.from({ length: n }, (_, i) => `text ${i} `.repeat(20));
+
+  it('Given texts asked while a batch drafts, Then they are answered before the batch, with the right bytes', async () => {
+    const answered: string[] = [];
+    const draft = askThread<{ documents: unknown[] }>({
+      kind: 'draft',
+      documents: Array.from({ length: 10 }, () => []),
+    }).then((answer) => {
+      answered.push('draft');
+      return answer;
+    });
+    // (asked once the thread is drafting: its first document takes 40 ms)
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const texts = many(300);
+    const bodies = encodeBodies(texts).then((encoded) => {
+      answered.push('texts');
+      return encoded;
+    });
+    const [drafted, encoded] = await Promise.all([draft, bodies]);
+    expect(answered).toEqual(['texts', 'draft']);
+    expect(drafted.documents).toHaveLength(10);
+    encoded.forEach((body, i) => expect(body.equals(encodeBlob(texts[i]!))).toBe(true));
+  });
+
+  it('Given two batches asked at once and texts after them, Then the texts come first and the batches in the order asked', async () => {
+    const answered: string[] = [];
+    const ask = (name: string, documents: number) =>
+      askThread({ kind: 'draft', documents: Array.from({ length: documents }, () => []) }).then(
+        () => answered.push(name),
+      );
+    const first = ask('first', 4);
+    const second = ask('second', 2);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const texts = encodeBodies(many(300)).then(() => answered.push('texts'));
+    await Promise.all([first, second, texts]);
+    expect(answered).toEqual(['texts', 'first', 'second']);
+  });
+});
