@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { FirstPublish } from '../../server/src/services/tracker';
 import { createGeoRepository } from '../../server/src/repositories/geo-repository';
+import { blobKey, decodeBlob } from '../../server/src/repositories/blob-codec';
 import { API, crawl, sha256 } from '../helpers/manifest';
 import { wipePluginRows } from '../helpers/stored';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
@@ -407,6 +408,24 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     await wipe();
     await builder().rebuild({ trigger: 'test' });
     const built = await served();
+    // (the thread encoded the canonical texts it drafted: each stored text is the one its key
+    // names, and each item's canonical text is stored)
+    const stored = (await knex()('sitemap_ai_texts').select('key', 'body')) as {
+      key: string;
+      body: Buffer | string;
+    }[];
+    const texts = new Map(stored.map(({ key, body }) => [key, decodeBlob(body)]));
+    for (const [key, text] of texts) expect(blobKey(text), key).toBe(key);
+    const contentRefs = (await knex()('sitemap_ai_item_versions').select(
+      'content_ref',
+      'checksum',
+    )) as { content_ref: string; checksum: string }[];
+    expect(contentRefs.length).toBeGreaterThan(20);
+    for (const { content_ref: ref, checksum } of contentRefs) {
+      expect(texts.has(ref), ref).toBe(true);
+      const hex = sha256(texts.get(ref)!).slice('sha256:'.length);
+      expect(Buffer.from(hex, 'hex').toString('base64url'), ref).toBe(checksum);
+    }
 
     // When every document is compared again with no hash to skip it (as after an upgrade)
     await knex()('sitemap_ai_source_hashes').del();

@@ -5,6 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBlob } from '../../server/src/repositories/blob-codec';
 import { encodeBodies } from '../../server/src/repositories/blob-encoder';
 import { askThread, stopPluginThread, useDraftingFile } from '../../server/src/utils/plugin-thread';
+import { draftOnThread } from '../../server/src/utils/drafting-thread';
+import type { EntrySource } from '../../server/src/core/types';
+import type { SiteContext, TypePolicy } from '../../server/src/core/items';
 
 /**
  * The order in which the plugin's thread answers (utils/plugin-thread.ts): texts to encode that
@@ -24,7 +27,13 @@ describe("the plugin's thread", () => {
           while (Date.now() < until);
           between();
         }
-        return { id, documents: documents.map(() => ({ drafts: [], unfilled: [] })) };
+        return {
+          id,
+          documents: documents.map((entries) => ({
+            drafts: entries.map((entry) => ({ id: entry.id, content: entry.content })),
+            unfilled: [],
+          })),
+        };
       };`,
     );
     useDraftingFile(path.join(dir, 'drafting.js'));
@@ -73,5 +82,35 @@ describe("the plugin's thread", () => {
     const texts = encodeBodies(many(300)).then(() => answered.push('texts'));
     await Promise.all([first, second, texts]);
     expect(answered).toEqual(['texts', 'first', 'second']);
+  });
+
+  it("Given a batch asked with its canonical texts encoded, Then each draft's text comes with the body this thread would store", async () => {
+    const documents = [
+      [
+        { id: 'a', content: 'First — résumé '.repeat(30) },
+        { id: 'b', content: 'short' },
+      ],
+      [],
+      [{ id: 'c', content: '## Heading\n\n| a | b |\n|---|---|\n'.repeat(10) }],
+    ] as unknown as EntrySource[][];
+    const made = await draftOnThread({} as TypePolicy, {} as SiteContext, documents, {
+      encodeContents: true,
+    });
+    expect(made).not.toBeNull();
+    expect(made!.documents.map(({ drafts }) => drafts.map((draft) => draft.id))).toEqual([
+      ['a', 'b'],
+      [],
+      ['c'],
+    ]);
+    const contents = documents
+      .flat()
+      .map((entry) => (entry as unknown as { content: string }).content);
+    expect([...made!.encoded.keys()]).toEqual(contents);
+    for (const text of contents)
+      expect(made!.encoded.get(text)!.equals(encodeBlob(text))).toBe(true);
+
+    // (without the flag, nothing is encoded)
+    const plain = await draftOnThread({} as TypePolicy, {} as SiteContext, documents);
+    expect(plain!.encoded.size).toBe(0);
   });
 });

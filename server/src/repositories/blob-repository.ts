@@ -139,16 +139,28 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     /**
      * Begin storing texts: their keys now, in order, and their bodies encoded meanwhile (on the
-     * encoder's thread when there are many, see blob-encoder.ts), for `store` to write. A write
-     * that needs only the keys for its other rows writes those first.
+     * encoder's thread when there are many, see blob-encoder.ts), for `store` to write; those in
+     * `encoded` (bodies by text, made already) are not encoded again. A write that needs only the
+     * keys for its other rows writes those first.
      */
-    prepare(texts: readonly string[]): PreparedTexts {
+    prepare(texts: readonly string[], encoded?: ReadonlyMap<string, Buffer>): PreparedTexts {
       const keys = texts.map(blobKey);
       const distinct = new Map<string, string>();
       texts.forEach((text, i) => distinct.set(keys[i]!, text));
-      const bodies =
-        distinct.size === 0 ? Promise.resolve([]) : encodeBodies([...distinct.values()]);
-      return { keys, distinct: [...distinct.keys()], bodies };
+      const values = [...distinct.values()];
+      const missing = encoded ? values.filter((text) => !encoded.has(text)) : values;
+      const bodies = missing.length === 0 ? Promise.resolve([]) : encodeBodies(missing);
+      return {
+        keys,
+        distinct: [...distinct.keys()],
+        bodies:
+          missing === values
+            ? bodies
+            : bodies.then((made) => {
+                let next = 0;
+                return values.map((text) => encoded!.get(text) ?? made[next++]!);
+              }),
+      };
     },
 
     /**

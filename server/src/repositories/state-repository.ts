@@ -913,7 +913,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       {
         noAliases = false,
         published,
+        encoded,
       }: {
+        /** Stored bodies of some of the texts written, encoded already (by text). */
+        encoded?: ReadonlyMap<string, Buffer>;
         /**
          * None of the states written existed and the aliases were empty when their comparison
          * began: an alias is made of a renamed item's id, whose state exists, so none of theirs
@@ -935,6 +938,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       // are written, and stored last (rolled back with the states if these conflict).
       const texts = blobs.prepare(
         writes.flatMap(({ state }) => [JSON.stringify(state.data), state.content]),
+        encoded,
       );
       const keys = texts.keys;
       await strapi.db.transaction(async () => {

@@ -434,16 +434,20 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     hashes: Map<string, string>;
     batch: string[];
     drafts: ReadonlyMap<string, DocumentDrafts> | undefined;
+    /** Stored bodies of texts the thread encoded with the drafts, by text. */
+    encoded?: ReadonlyMap<string, Buffer>;
   }
 
   /**
    * toCompare, with the documents to compare handed to the drafting thread: the promise of it all,
-   * to await once the batch before is written.
+   * to await once the batch before is written. A first build (`publish`) has the thread encode
+   * the drafts' canonical texts as well: it stores every one of them.
    */
   async function draftAhead(
     type: EnabledType,
     scope: DocumentScope,
     entriesRead: ReadonlyMap<string, EntrySource[]>,
+    publish: boolean,
   ): Promise<() => Promise<Drafted>> {
     const compared = await toCompare(type, scope, entriesRead, true);
     const { batch } = compared;
@@ -454,11 +458,15 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             type.policy,
             scope.site,
             batch.map((documentId) => entriesRead.get(documentId)!),
+            { encodeContents: publish },
           );
     return async () => {
       const made = await drafting;
       return extend(compared, {
-        drafts: made ? new Map(batch.map((documentId, i) => [documentId, made[i]!])) : undefined,
+        drafts: made
+          ? new Map(batch.map((documentId, i) => [documentId, made.documents[i]!]))
+          : undefined,
+        encoded: made?.encoded,
       });
     };
   }
@@ -561,6 +569,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         publish && noChangelogBefore ? keptInStates(diff, published) : diff;
       await states.write(writes, changelog, diff.aliases, compared, {
         noAliases: noAliasesBefore && known.length === 0,
+        encoded: drafted?.encoded,
         published:
           publish && published.length > 0
             ? {
@@ -1046,7 +1055,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           let drafted: () => Promise<Drafted>;
           try {
             entries = await entriesOf(type, scope, ids, { lang, entries: first });
-            drafted = await draftAhead(type, scope, entries);
+            drafted = await draftAhead(type, scope, entries, publish !== undefined);
           } catch (error) {
             await previous.catch(() => undefined);
             throw error;

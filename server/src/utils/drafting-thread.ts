@@ -16,16 +16,26 @@ import { askThread, draftingFile } from './plugin-thread';
  * the same core function, the same items.
  */
 
+/** What the thread drafted: each document's drafts, and the bodies of texts it encoded. */
+export interface ThreadDrafts {
+  documents: DocumentDrafts[];
+  /** Stored bodies by text (the drafts' canonical texts, when asked for): a write's `encoded`. */
+  encoded: Map<string, Buffer>;
+}
+
 /**
  * The drafts of each document of `documents` (each its entries in every locale), made on the
- * plugin's thread: what core's documentDrafts returns for it, in order. Null when the thread is
- * not available or could not draft them (the caller drafts on its own thread then).
+ * plugin's thread: what core's documentDrafts returns for it, in order; with `encodeContents`,
+ * the stored bodies of their canonical texts too (a first build writes every one of them). Null
+ * when the thread is not available or could not draft them (the caller drafts on its own thread
+ * then).
  */
 export async function draftOnThread(
   policy: TypePolicy,
   site: SiteContext,
   documents: readonly (readonly EntrySource[])[],
-): Promise<DocumentDrafts[] | null> {
+  { encodeContents = false }: { encodeContents?: boolean } = {},
+): Promise<ThreadDrafts | null> {
   if (documents.length === 0 || !draftingFile()) return null;
   let answer: DraftAnswer;
   try {
@@ -34,13 +44,29 @@ export async function draftOnThread(
       policy,
       site,
       documents,
+      encodeContents,
     } satisfies Omit<DraftRequest, 'id'>);
   } catch {
     return null;
   }
   if (!answer.documents) return null;
-  return answer.documents.map(({ drafts, unfilled }, i) => ({
-    drafts,
-    unfilled: unfilled.map((position) => documents[i]![position]!),
-  }));
+  const encoded = new Map<string, Buffer>();
+  if (answer.contents) {
+    const { bytes, lengths } = answer.contents;
+    let at = 0;
+    let i = 0;
+    for (const { drafts } of answer.documents)
+      for (const draft of drafts) {
+        const length = lengths[i++]!;
+        encoded.set(draft.content, Buffer.from(bytes.buffer, bytes.byteOffset + at, length));
+        at += length;
+      }
+  }
+  return {
+    documents: answer.documents.map(({ drafts, unfilled }, i) => ({
+      drafts,
+      unfilled: unfilled.map((position) => documents[i]![position]!),
+    })),
+    encoded,
+  };
 }

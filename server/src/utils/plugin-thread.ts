@@ -39,20 +39,25 @@ const DRAFTING_FILE = 'drafting.js';
  * waited for the whole next batch to be drafted (on a first build of 10k articles the main thread
  * waited ~3 s for texts in all). Between two documents the thread takes the messages that came
  * meanwhile (receiveMessageOnPort): texts are encoded at once, batches to draft wait their turn.
+ * A batch asked with `encodeContents` (a first build's, whose items are all new) is answered with
+ * its drafts' canonical texts encoded too, so that its write has only the item data left to ask.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
 const encode = (${bodyEncoder.toString()})(require('node:zlib'), Buffer.from(workerData.dictionary));
 let drafting;
 const toDraft = [];
-function answerTexts({ id, texts }) {
-  const bodies = texts.map(encode);
+function packed(bodies) {
   const lengths = new Uint32Array(bodies.length);
   let size = 0;
   bodies.forEach((body, i) => { lengths[i] = body.length; size += body.length; });
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const body of bodies) { bytes.set(body, at); at += body.length; }
+  return { bytes, lengths };
+}
+function answerTexts({ id, texts }) {
+  const { bytes, lengths } = packed(texts.map(encode));
   parentPort.postMessage({ id, bytes, lengths }, [bytes.buffer, lengths.buffer]);
 }
 function takeWaiting() {
@@ -70,7 +75,15 @@ function answerDraft(message) {
     parentPort.postMessage({ id: message.id, error: String(error) });
     return;
   }
-  parentPort.postMessage(drafting.draftBatch(message, takeWaiting));
+  const answer = drafting.draftBatch(message, takeWaiting);
+  if (!message.encodeContents || !answer.documents) return parentPort.postMessage(answer);
+  const bodies = [];
+  for (const { drafts } of answer.documents) {
+    for (const draft of drafts) bodies.push(encode(draft.content));
+    takeWaiting();
+  }
+  answer.contents = packed(bodies);
+  parentPort.postMessage(answer, [answer.contents.bytes.buffer, answer.contents.lengths.buffer]);
 }
 parentPort.on('message', (message) => {
   if (message.kind === 'draft') toDraft.push(message);

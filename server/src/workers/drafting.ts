@@ -15,6 +15,8 @@ export interface DraftRequest {
   policy: TypePolicy;
   site: SiteContext;
   documents: readonly (readonly EntrySource[])[];
+  /** Answer with each draft's canonical text encoded too (done by the thread, not here). */
+  encodeContents?: boolean;
 }
 
 /**
@@ -25,6 +27,8 @@ export interface DraftAnswer {
   id: number;
   documents?: { drafts: ItemDraft[]; unfilled: number[] }[];
   error?: string;
+  /** With `encodeContents`: the stored body of each draft's content, in order, end to end. */
+  contents?: { bytes: Uint8Array; lengths: Uint32Array };
 }
 
 /**
