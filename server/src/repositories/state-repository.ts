@@ -361,11 +361,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
    * The state rows of these documents, each with its pending row's columns (PENDING_ITEM, null
    * when it has none) and, when it takes FROM_VERSION from its version, those filled in: one
    * statement joining the three tables, its rows as the database gives them (toState reads any
-   * driver's booleans, numbers and JSON), with only the columns a state is read with (each value
-   * of each row becomes a property of an object: 26 columns, not the 40 of both rows). Through the entity manager that was a query of the
-   * states, one of their pending rows and one of their versions per 200 items, each row
-   * converted column by column: a re-compare of every document of a 10k site spent 2 s of its
-   * main thread there.
+   * driver's booleans, numbers and JSON). Through the entity manager that was a query of the
+   * states, one of their pending rows and one of their versions per 200 items, each row converted
+   * column by column: a re-compare of every document of a 10k site spent 2 s of its main thread
+   * there. Only the columns a state is read with are selected (each value of each row becomes a
+   * property of an object in JavaScript: 26 columns, not the 40 of both rows).
    */
   async function statesOfDocuments(uid: string, documentIds: readonly string[]): Promise<Row[]> {
     const stateTable = tableOf(FRAGMENT_STATE_UID);
