@@ -1,5 +1,5 @@
 import { encodeBlob } from './blob-codec';
-import { askThread } from '../utils/plugin-thread';
+import { type PackedBodies, askThread, unpacked } from '../utils/plugin-thread';
 
 /**
  * Encoding a write's texts on a second thread (README "Storage"). Deflating a small text costs
@@ -24,17 +24,7 @@ export const MESSAGE_CHARS = 4_000_000;
 
 /** The bodies one message asks the plugin's thread for. */
 async function askWorker(texts: readonly string[]): Promise<Buffer[]> {
-  const { bytes, lengths } = await askThread<{ bytes: Uint8Array; lengths: Uint32Array }>({
-    kind: 'encode',
-    texts,
-  });
-  const bodies: Buffer[] = [];
-  let at = 0;
-  for (const length of lengths) {
-    bodies.push(Buffer.from(bytes.buffer, bytes.byteOffset + at, length));
-    at += length;
-  }
-  return bodies;
+  return unpacked(await askThread<PackedBodies>({ kind: 'encode', texts }));
 }
 
 /** The stored bodies of `texts`, in order (blob-codec's encodeBlob of each). */

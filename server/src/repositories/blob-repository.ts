@@ -148,19 +148,14 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const distinct = new Map<string, string>();
       texts.forEach((text, i) => distinct.set(keys[i]!, text));
       const values = [...distinct.values()];
-      const missing = encoded ? values.filter((text) => !encoded.has(text)) : values;
-      const bodies = missing.length === 0 ? Promise.resolve([]) : encodeBodies(missing);
-      return {
-        keys,
-        distinct: [...distinct.keys()],
-        bodies:
-          missing === values
-            ? bodies
-            : bodies.then((made) => {
-                let next = 0;
-                return values.map((text) => encoded!.get(text) ?? made[next++]!);
-              }),
-      };
+      const missing = values.filter((text) => !encoded?.has(text));
+      const made = missing.length === 0 ? Promise.resolve([]) : encodeBodies(missing);
+      // (the bodies encoded now, in order, fill the places of the texts not given)
+      const bodies = made.then((fresh) => {
+        let next = 0;
+        return values.map((text) => encoded?.get(text) ?? fresh[next++]!);
+      });
+      return { keys, distinct: [...distinct.keys()], bodies };
     },
 
     /**

@@ -1,7 +1,7 @@
 import type { DocumentDrafts, SiteContext, TypePolicy } from '../core/items';
 import type { EntrySource } from '../core/types';
 import type { DraftAnswer, DraftRequest } from '../workers/drafting';
-import { askThread, draftingFile } from './plugin-thread';
+import { askThread, draftingFile, unpacked } from './plugin-thread';
 
 /**
  * Drafting on the plugin's second thread (README "Storage"): a whole-site pass (a first build, a
@@ -52,15 +52,10 @@ export async function draftOnThread(
   if (!answer.documents) return null;
   const encoded = new Map<string, Buffer>();
   if (answer.contents) {
-    const { bytes, lengths } = answer.contents;
-    let at = 0;
+    const bodies = unpacked(answer.contents);
     let i = 0;
     for (const { drafts } of answer.documents)
-      for (const draft of drafts) {
-        const length = lengths[i++]!;
-        encoded.set(draft.content, Buffer.from(bytes.buffer, bytes.byteOffset + at, length));
-        at += length;
-      }
+      for (const draft of drafts) encoded.set(draft.content, bodies[i++]!);
   }
   return {
     documents: answer.documents.map(({ drafts, unfilled }, i) => ({

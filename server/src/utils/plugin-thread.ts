@@ -92,6 +92,23 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** Bodies the thread sent end to end in one transferred buffer, with their lengths. */
+export interface PackedBodies {
+  bytes: Uint8Array;
+  lengths: Uint32Array;
+}
+
+/** The bodies of a PackedBodies, in order: views of its buffer, not copies. */
+export function unpacked({ bytes, lengths }: PackedBodies): Buffer[] {
+  const bodies: Buffer[] = [];
+  let at = 0;
+  for (const length of lengths) {
+    bodies.push(Buffer.from(bytes.buffer, bytes.byteOffset + at, length));
+    at += length;
+  }
+  return bodies;
+}
+
 interface Running {
   worker: Worker;
   waiting: Map<number, { resolve(answer: unknown): void; reject(error: Error): void }>;
