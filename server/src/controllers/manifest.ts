@@ -38,6 +38,8 @@ interface CachedPage {
   type: string;
   headers: Record<string, string>;
   size: number;
+  /** The bytes are the page gzip-encoded. */
+  gzip: boolean;
 }
 
 /**
@@ -82,39 +84,58 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     return { settings, params, gzip, paramsHash, etagOf };
   }
 
-  /**
-   * A crawler revalidating a first page, the commonest request: compared with the newest snapshot
-   * seen within a second, without reading it again (docs/protocol.md §6), and answered `304` when
-   * it has it. Whether it was. (Also asked ahead of the router: middlewares/revalidation.ts.)
-   */
-  async function notModified(ctx: Context, format: 'json' | 'xml'): Promise<boolean> {
-    return !!ctx.get('If-None-Match') && revalidated(ctx, representation(ctx, format));
+  type Representation = ReturnType<typeof representation>;
+
+  /** Where a page's bytes are kept: item URLs and policy headers also follow the config. */
+  const cacheKey = (
+    shown: Representation,
+    format: 'json' | 'xml',
+    snapshot: Parameters<typeof snapshotTag>[0],
+  ) =>
+    `${snapshotTag(snapshot)}|${format}|${shown.paramsHash}|${sha256Hex(JSON.stringify(shown.settings)).slice(0, 20)}`;
+
+  /** The cached page's headers set; its bytes, as the representation asked encodes them. */
+  function send(ctx: Context, cached: CachedPage): Buffer {
+    for (const [name, value] of Object.entries(cached.headers)) ctx.set(name, value);
+    ctx.type = cached.type;
+    if (cached.gzip) ctx.set('Content-Encoding', 'gzip');
+    return cached.body;
   }
 
-  /** notModified, of a representation worked out already. */
-  async function revalidated(
+  /**
+   * A first page answered from what this instance holds (docs/protocol.md §6), without reading the
+   * newest snapshot again: compared with the newest snapshot seen within a second, the `304` when
+   * the client's ETag is that snapshot's, else that snapshot's page when its bytes are cached here.
+   * Whether it was. A crawler revalidating a first page is the commonest request; reading the
+   * same first page again, the next.
+   */
+  async function answeredFromSeen(
     ctx: Context,
-    { params, etagOf }: ReturnType<typeof representation>,
+    shown: Representation,
+    format: 'json' | 'xml',
   ): Promise<boolean> {
-    const validator = ctx.get('If-None-Match');
-    if (!validator || params.page_token) return false;
+    if (shown.params.page_token) return false;
     const seen = await manifest().seen();
-    const etag = etagOf(seen);
-    if (!matchesEtag(validator, etag)) return false;
-    await respondWithCache(ctx, { etag, lastModified: seen.builtAt }, async () => null);
+    const etag = shown.etagOf(seen);
+    const revalidated = matchesEtag(ctx.get('If-None-Match'), etag);
+    const key = cacheKey(shown, format, seen);
+    const cached = revalidated ? undefined : pages.get(shown.gzip ? `${key}|gz` : key);
+    if (!revalidated && !cached) return false;
+    await respondWithCache(ctx, { etag, lastModified: seen.builtAt }, async () =>
+      cached ? send(ctx, cached) : null,
+    );
     return true;
   }
 
   async function page(ctx: Context, format: 'json' | 'xml'): Promise<void> {
     const shown = representation(ctx, format);
-    // (asked already ahead of the router when the request comes from there: not a 304)
-    if (!runsAround(ctx) && (await revalidated(ctx, shown))) return;
-    const { settings, params, gzip, paramsHash, etagOf } = shown;
+    // (asked already ahead of the router when the request comes from there: not answered so)
+    if (!runsAround(ctx) && (await answeredFromSeen(ctx, shown, format))) return;
+    const { params, gzip, etagOf } = shown;
     const resolved = await manifest().resolve(params);
     const etag = etagOf(resolved.snapshot);
     await respondWithCache(ctx, { etag, lastModified: resolved.snapshot.builtAt }, async () => {
-      // Item URLs and policy headers also follow the config: a config change is another page.
-      const key = `${snapshotTag(resolved.snapshot)}|${format}|${paramsHash}|${sha256Hex(JSON.stringify(settings)).slice(0, 20)}`;
+      const key = cacheKey(shown, format, resolved.snapshot);
       let cached = pages.get(key);
       if (!cached) {
         const body = await manifest().page(params, resolved);
@@ -126,27 +147,27 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
             format === 'xml' ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8',
           headers: policyOf(body.items),
           size: bytes.length,
+          gzip: false,
         };
         pages.set(key, cached);
       }
-      for (const [name, value] of Object.entries(cached.headers)) ctx.set(name, value);
-      ctx.type = cached.type;
-      if (!gzip) return cached.body;
+      if (!gzip) return send(ctx, cached);
       let compressed = pages.get(`${key}|gz`);
       if (!compressed) {
         const bytes = gzipSync(cached.body);
-        compressed = { ...cached, body: bytes, size: bytes.length };
+        compressed = { ...cached, body: bytes, size: bytes.length, gzip: true };
         pages.set(`${key}|gz`, compressed);
       }
-      ctx.set('Content-Encoding', 'gzip');
-      return compressed.body;
+      return send(ctx, compressed);
     });
   }
 
   return {
     json: (ctx: Context) => page(ctx, 'json'),
     xml: (ctx: Context) => page(ctx, 'xml'),
-    notModified,
+    /** A first page answered ahead of the router (middlewares/revalidation.ts): whether it was. */
+    answeredFromSeen: (ctx: Context, format: 'json' | 'xml') =>
+      answeredFromSeen(ctx, representation(ctx, format), format),
 
     async delta(ctx: Context) {
       const settings = getService(strapi, 'config').config();

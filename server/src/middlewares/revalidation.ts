@@ -16,16 +16,18 @@ export const runsAround = (ctx: Context): boolean =>
   (ctx.state as RevalidationState).sitemapAiAround === true;
 
 /**
- * A crawler revalidating a manifest page (`If-None-Match`), the commonest request the plugin
- * answers, is answered `304` here, after the app's middlewares (security headers, CORS, logger,
- * session: everything `/_health` passes through too) and before the router: matching the path
- * against every route of the app and Strapi's per-route chain (route info, authentication,
- * policies) cost a `304` a third of its time. The public routes' own middlewares run around it
- * as they run around the route — the access log records the answer, a client over its rate limit
- * gets its `429`, an error its JSON body — and the ETag is the controller's own (its
- * `notModified`). A request this cannot answer `304` goes on to the router, whose route then
- * leaves the access log, errors and rate limit to this chain (`runsAround`): counted and logged
- * once. Registered on the server in `bootstrap`, after the app's middlewares.
+ * A first manifest page the instance holds is answered here, after the app's middlewares (security
+ * headers, CORS, logger, session: everything `/_health` passes through too) and before the router:
+ * a crawler's revalidation (`If-None-Match`), the commonest request the plugin answers, with its
+ * `304`, and a page of the newest snapshot seen whose bytes are cached, with them (the
+ * controller's `answeredFromSeen`, docs/protocol.md §6). Matching the path against every route of
+ * the app and Strapi's per-route chain (route info, authentication, policies) cost a `304` a third
+ * of its time. The public routes' own middlewares run around it as they run around the route —
+ * the access log records the answer, a client over its rate limit gets its `429`, an error its
+ * JSON body — and the ETags are the controller's own. A request this does not answer goes on to
+ * the router, whose route then leaves the access log, errors and rate limit to this chain
+ * (`runsAround`): counted and logged once. Registered on the server in `bootstrap`, after the
+ * app's middlewares.
  */
 export function createRevalidation(strapi: Core.Strapi) {
   const prefix = getService(strapi, 'config').apiPath();
@@ -44,14 +46,14 @@ export function createRevalidation(strapi: Core.Strapi) {
     i === chain.length ? last() : chain[i]!(ctx, () => around(ctx, last, i + 1));
   const controller = () =>
     strapi.plugin('sitemap-ai').controller('manifest') as unknown as {
-      notModified(ctx: Context, format: 'json' | 'xml'): Promise<boolean>;
+      answeredFromSeen(ctx: Context, format: 'json' | 'xml'): Promise<boolean>;
     };
   return async (ctx: Context, next: Next) => {
-    if (ctx.method !== 'GET' || !ctx.get('If-None-Match')) return next();
+    if (ctx.method !== 'GET') return next();
     const format = formats.get(ctx.path);
     if (!format) return next();
     return around(ctx, async () => {
-      if (await controller().notModified(ctx, format)) return;
+      if (await controller().answeredFromSeen(ctx, format)) return;
       // (the route's own access log, errors and rate limit: already around it)
       (ctx.state as RevalidationState).sitemapAiAround = true;
       await next();

@@ -73,7 +73,8 @@ export const createManifestService = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * The newest snapshot this instance has seen within REVALIDATE_MS (docs/protocol.md §6): what a
-     * client's ETag is compared with; a body is always read at `current()`.
+     * first page's ETag is compared with, and whose first pages are sent from the bytes cached for
+     * them; a page not cached is read at `current()`.
      */
     async seen(): Promise<SnapshotRecord> {
       const latest = await snapshots.latestSeen(REVALIDATE_MS);
