@@ -82,4 +82,10 @@ describe('stored texts (blob codec)', () => {
     expect(blobKey('a text')).not.toBe(blobKey('a text.'));
     expect(blobKey('a text')).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
+
+  it("is the first 128 bits of the text's SHA-256, base64url (golden values from sha256sum)", () => {
+    // printf '<text>' | sha256sum | cut -c1-32 | xxd -r -p | base64 | tr '+/' '-_' | tr -d '='
+    expect(blobKey('a text')).toBe('c0GU7eWwY-ZU1jy5WmgsoQ');
+    expect(blobKey('Zdravé čítanie')).toBe('QmI7mTCH5qz1zCeuBAduxw');
+  });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   canonicalText,
   checksumOf,
+  sha256Bytes,
   sha256Hex,
   stableEqual,
   stableStringify,
@@ -56,6 +57,14 @@ describe('checksumOf', () => {
   it('Given the raw NFD bytes, When hashed without canonicalisation, Then the checksum differs (NFC matters)', () => {
     expect(sha256Hex('Cafe\u0301')).toBe(CAFE_NFD_RAW);
     expect(`sha256:${CAFE_NFD_RAW}`).not.toBe(CAFE_NFC);
+  });
+
+  it("Given the same text as UTF-8 bytes, When hashed, Then the digest is the string's", () => {
+    expect(sha256Hex(Buffer.from('Cafe\u0301', 'utf8'))).toBe(CAFE_NFD_RAW);
+    expect(sha256Hex(new Uint8Array(Buffer.from('Caf\u00e9', 'utf8')))).toBe(
+      CAFE_NFC.slice('sha256:'.length),
+    );
+    expect(sha256Bytes('Caf\u00e9').toString('hex')).toBe(CAFE_NFC.slice('sha256:'.length));
   });
 
   it('Given a section written with CRLF, When canonicalised and checksummed, Then it matches the LF golden value', () => {

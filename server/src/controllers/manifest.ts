@@ -86,13 +86,23 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
 
   type Representation = ReturnType<typeof representation>;
 
+  /** Each config's hash, by the config object (the config service makes a new one on a change). */
+  const configTags = new WeakMap<object, string>();
+  const configTag = (settings: object) => {
+    let tag = configTags.get(settings);
+    if (tag === undefined) {
+      tag = sha256Hex(JSON.stringify(settings)).slice(0, 20);
+      configTags.set(settings, tag);
+    }
+    return tag;
+  };
+
   /** Where a page's bytes are kept: item URLs and policy headers also follow the config. */
   const cacheKey = (
     shown: Representation,
     format: 'json' | 'xml',
     snapshot: Parameters<typeof snapshotTag>[0],
-  ) =>
-    `${snapshotTag(snapshot)}|${format}|${shown.paramsHash}|${sha256Hex(JSON.stringify(shown.settings)).slice(0, 20)}`;
+  ) => `${snapshotTag(snapshot)}|${format}|${shown.paramsHash}|${configTag(shown.settings)}`;
 
   /** The cached page's headers set; its bytes, as the representation asked encodes them. */
   function send(ctx: Context, cached: CachedPage): Buffer {
@@ -118,9 +128,12 @@ export const createManifestController = ({ strapi }: { strapi: Core.Strapi }) =>
     const seen = await manifest().seen();
     const etag = shown.etagOf(seen);
     const revalidated = matchesEtag(ctx.get('If-None-Match'), etag);
-    const key = cacheKey(shown, format, seen);
-    const cached = revalidated ? undefined : pages.get(shown.gzip ? `${key}|gz` : key);
-    if (!revalidated && !cached) return false;
+    let cached: CachedPage | undefined;
+    if (!revalidated) {
+      const key = cacheKey(shown, format, seen);
+      cached = pages.get(shown.gzip ? `${key}|gz` : key);
+      if (!cached) return false;
+    }
     await respondWithCache(ctx, { etag, lastModified: seen.builtAt }, async () =>
       cached ? send(ctx, cached) : null,
     );

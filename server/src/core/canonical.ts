@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { CHECKSUM_PREFIX } from '../../../shared/constants';
 
@@ -15,8 +16,25 @@ export function checksumOf(canonical: string): string {
   return CHECKSUM_PREFIX + sha256Hex(canonical);
 }
 
+/**
+ * Node's one-shot digest (`crypto.hash`, Node 20.12 and later): no Hash object per call, about
+ * half the time of createHash for the short texts a build hashes by the hundred thousand.
+ */
+const oneShotHash = (
+  crypto as {
+    hash?: (algorithm: string, data: string | Uint8Array, outputEncoding: string) => unknown;
+  }
+).hash;
+
 export function sha256Hex(data: string | Uint8Array): string {
+  if (oneShotHash) return oneShotHash('sha256', data, 'hex') as string;
   return createHash('sha256').update(data).digest('hex');
+}
+
+/** The SHA-256 digest of `data` (UTF-8 for a string), as bytes. */
+export function sha256Bytes(data: string | Uint8Array): Buffer {
+  if (oneShotHash) return oneShotHash('sha256', data, 'buffer') as Buffer;
+  return createHash('sha256').update(data).digest();
 }
 
 /**

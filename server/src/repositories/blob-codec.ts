@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { sha256Bytes } from '../core/canonical';
 
 /**
  * How the plugin stores an item's data and canonical text (README "Storage"): each distinct text
@@ -41,7 +41,7 @@ export const DICTIONARY_V1 = Buffer.from(
  * length is paid about eight times per item.
  */
 export function blobKey(text: string): string {
-  return createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
+  return sha256Bytes(text).subarray(0, 16).toString('base64url');
 }
 
 /**
