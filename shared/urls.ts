@@ -1,6 +1,9 @@
 /** URL helpers of the manifest (docs/protocol.md §1 permalinks, §8 no internal URLs). */
 
 export function isHttpUrl(value: string): boolean {
+  // An absolute URL has a scheme and its colon: a relative path (`/uploads/a.png`, most media
+  // and links in a body) is answered without the parser's exception.
+  if (!value.includes(':')) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
@@ -58,8 +61,15 @@ export function fillPathPattern(
 /** Does `url` point into the site itself (not a primary source elsewhere)? */
 export function isSameSite(url: string, siteUrl: string): boolean {
   try {
-    return new URL(url).host === new URL(siteUrl).host;
+    return new URL(url).host === hostOf(siteUrl);
   } catch {
     return false;
   }
+}
+
+/** The host of the site URL last asked about (one site per build: parsed once, not per link). */
+let lastSite: { url: string; host: string } | undefined;
+function hostOf(siteUrl: string): string {
+  if (lastSite?.url !== siteUrl) lastSite = { url: siteUrl, host: new URL(siteUrl).host };
+  return lastSite.host;
 }

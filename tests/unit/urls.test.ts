@@ -28,6 +28,41 @@ describe('isHttpUrl', () => {
   ])('Given %j, When checked, Then it is not', (url) => {
     expect(isHttpUrl(url)).toBe(false);
   });
+
+  it("Given any string, When checked, Then the answer is the URL parser's (property)", () => {
+    const parsed = (value: string) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    };
+    const pieces = fc.constantFrom(
+      'http',
+      'HTTPS',
+      ':',
+      '//',
+      '/',
+      'a.b',
+      ' ',
+      '\t',
+      'x',
+      '@',
+      '?',
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(pieces).map((p) => p.join('')),
+        ),
+        (value) => {
+          expect(isHttpUrl(value)).toBe(parsed(value));
+        },
+      ),
+    );
+  });
 });
 
 describe('absoluteUrl', () => {
@@ -97,5 +132,14 @@ describe('isSameSite', () => {
     ['not a url', 'https://example.com', false],
   ])('Given %j on site %j, When compared, Then same site is %s', (url, site, same) => {
     expect(isSameSite(url, site)).toBe(same);
+  });
+
+  it("Given two sites asked about in turn, When compared, Then each answer is its own site's", () => {
+    for (let i = 0; i < 3; i += 1) {
+      expect(isSameSite('https://a.example/x', 'https://a.example')).toBe(true);
+      expect(isSameSite('https://a.example/x', 'https://b.example')).toBe(false);
+      expect(isSameSite('https://b.example/y', 'https://b.example/')).toBe(true);
+      expect(isSameSite('https://b.example/y', 'not a site')).toBe(false);
+    }
   });
 });
