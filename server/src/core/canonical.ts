@@ -8,7 +8,9 @@ import { CHECKSUM_PREFIX } from '../../../shared/constants';
  * can recompute the checksum.
  */
 export function canonicalText(text: string): string {
-  return text.normalize('NFC').replace(/\r\n?/g, '\n').trim();
+  const nfc = text.normalize('NFC');
+  // (most texts have no CR: looking for one is cheaper than the replacement's scan)
+  return (nfc.includes('\r') ? nfc.replace(/\r\n?/g, '\n') : nfc).trim();
 }
 
 /** `sha256:` + lowercase hex of the UTF-8 bytes of the canonical text. */
