@@ -79,13 +79,21 @@ describe('a first manifest page held by the instance', () => {
     expect(first.status).toBe(200);
     expect(firstGzip.headers['content-encoding']).toBe('gzip');
 
+    const firstXml = await raw(`${API}/manifest.xml`, query);
+    expect(firstXml.headers['content-type']).toMatch(/^application\/xml/);
+
     let again!: Awaited<ReturnType<typeof raw>>;
     let againGzip!: Awaited<ReturnType<typeof raw>>;
+    let againXml!: Awaited<ReturnType<typeof raw>>;
     const reads = await snapshotReads(async () => {
       again = await raw(`${API}/manifest`, query);
       againGzip = await raw(`${API}/manifest`, query, { 'Accept-Encoding': 'gzip' });
+      againXml = await raw(`${API}/manifest.xml`, query);
     });
     expect(reads).toEqual([]);
+    expect(againXml.bytes.equals(firstXml.bytes)).toBe(true);
+    expect(againXml.headers.etag).toBe(firstXml.headers.etag);
+    expect(againXml.headers['content-type']).toBe(firstXml.headers['content-type']);
     expect(again.status).toBe(200);
     expect(again.bytes.equals(first.bytes)).toBe(true);
     for (const header of [
@@ -101,7 +109,7 @@ describe('a first manifest page held by the instance', () => {
     ])
       expect([header, again.headers[header]]).toEqual([header, first.headers[header]]);
     expect(Number(again.headers['ratelimit-remaining'])).toBe(
-      Number(first.headers['ratelimit-remaining']) - 2,
+      Number(first.headers['ratelimit-remaining']) - 3,
     );
     expect(againGzip.headers['content-encoding']).toBe('gzip');
     expect(againGzip.headers.etag).toBe(firstGzip.headers.etag);
@@ -128,6 +136,8 @@ describe('a first manifest page held by the instance', () => {
     await accessLog().flush();
     const entries = (await accessLog().list()).slice(logged);
     expect(entries.map((entry) => [entry.route, entry.status])).toEqual([
+      ['manifest', 200],
+      ['manifest', 200],
       ['manifest', 200],
       ['manifest', 200],
       ['manifest', 200],
