@@ -92,3 +92,11 @@ export async function wipePluginRows(strapi: Core.Strapi): Promise<void> {
   ])
     await strapi.db.connection(table).delete();
 }
+
+/** The plugin's access log as the tests read it: written out, then listed in order. */
+export function accessLogOf(strapi: Core.Strapi) {
+  return strapi.plugin('sitemap-ai').service('access-log') as {
+    flush(): Promise<void>;
+    list(limit?: number): Promise<{ route: string; status: number }[]>;
+  };
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootPlayground, type TestApp } from '../helpers/strapi';
 import { API } from '../helpers/manifest';
+import { accessLogOf } from '../helpers/stored';
 
 const ARTICLE = 'api::article.article';
 
@@ -18,11 +19,7 @@ describe('a first manifest page held by the instance', () => {
       update(params: object): Promise<Doc>;
       publish(params: object): Promise<unknown>;
     };
-  const accessLog = () =>
-    app.strapi.plugin('sitemap-ai').service('access-log') as {
-      flush(): Promise<void>;
-      list(limit?: number): Promise<{ route: string; status: number }[]>;
-    };
+  const accessLog = () => accessLogOf(app.strapi);
 
   /** The SQL of the plugin's snapshot and item tables that `work` ran. */
   async function snapshotReads(work: () => Promise<void>): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootPlayground, type TestApp } from '../helpers/strapi';
 import { API } from '../helpers/manifest';
+import { accessLogOf } from '../helpers/stored';
 
 /**
  * A manifest page's revalidation (`If-None-Match`) is answered ahead of the router
@@ -10,11 +11,7 @@ import { API } from '../helpers/manifest';
  */
 describe('a manifest page revalidated', () => {
   let app: TestApp;
-  const accessLog = () =>
-    app.strapi.plugin('sitemap-ai').service('access-log') as {
-      flush(): Promise<void>;
-      list(limit?: number): Promise<{ route: string; status: number }[]>;
-    };
+  const accessLog = () => accessLogOf(app.strapi);
 
   beforeAll(async () => {
     app = await bootPlayground('sqlite', { env: { SITEMAP_AI_RATE_LIMIT_MAX: '5' } });

@@ -12,7 +12,7 @@
  * one fails (or the site cannot be read), 2 on bad usage. bin/sitemap-ai-validate.js runs the
  * built copy of this module.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/canonical';
 import { forEachLimited } from '../core/concurrency';
 import {
   PagingCheck,
@@ -387,7 +387,7 @@ export async function validate(
       const answer = await get(url, http, 'text/markdown, text/plain;q=0.9, */*;q=0.1');
       if (answer.status !== 200)
         return fail(checksums, { itemId: item.id, message: `${url}: ${describeAnswer(answer)}` });
-      const actual = `sha256:${createHash('sha256').update(answer.body).digest('hex')}`;
+      const actual = `sha256:${sha256Hex(answer.body)}`;
       if (actual !== item.checksum)
         return fail(checksums, {
           itemId: item.id,

@@ -1,5 +1,4 @@
 import * as crypto from 'node:crypto';
-import { createHash } from 'node:crypto';
 import { CHECKSUM_PREFIX } from '../../../shared/constants';
 
 /**
@@ -30,13 +29,13 @@ const oneShotHash = (
 
 export function sha256Hex(data: string | Uint8Array): string {
   if (oneShotHash) return oneShotHash('sha256', data, 'hex') as string;
-  return createHash('sha256').update(data).digest('hex');
+  return crypto.createHash('sha256').update(data).digest('hex');
 }
 
 /** The SHA-256 digest of `data` (UTF-8 for a string), as bytes. */
 export function sha256Bytes(data: string | Uint8Array): Buffer {
   if (oneShotHash) return oneShotHash('sha256', data, 'buffer') as Buffer;
-  return createHash('sha256').update(data).digest();
+  return crypto.createHash('sha256').update(data).digest();
 }
 
 /**

@@ -1,7 +1,7 @@
 import { repositories } from '../repositories';
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { createHash, randomBytes, type JsonWebKey } from 'node:crypto';
+import { randomBytes, type JsonWebKey } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { helpers, jwkToKeyID, verify, type VerificationParams } from 'web-bot-auth';
 import { verifierFromJWK } from 'web-bot-auth/crypto';
@@ -11,6 +11,7 @@ import { InvalidAgentKeyError, VerificationRequiredError, messageOf } from '../c
 import { type AgentKeyRecord } from '../repositories/agent-key-repository';
 import type { AgentKeyIssued, AgentKeySummary } from '../../../shared/contracts/admin';
 import { getService } from '../utils/get-service';
+import { sha256Hex } from '../core/canonical';
 
 /** How a request's caller is treated (docs/protocol.md §7.2). */
 export type AgentTier = 'registered' | 'verified' | 'unverified' | 'anonymous';
@@ -97,7 +98,7 @@ export function blockListOf(ranges: readonly string[]): BlockList {
 }
 
 function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return sha256Hex(key);
 }
 
 function summaryOf(record: AgentKeyRecord): AgentKeySummary {
