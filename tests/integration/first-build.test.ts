@@ -459,6 +459,82 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     expect(await served()).toEqual(built);
   });
 
+  it("answers a re-compare's unchanged items thin from the plugin's thread, and still writes what changed", async () => {
+    // Given a first build, then one article's published body edited behind the plugin's back
+    await wipe();
+    await builder().rebuild({ trigger: 'test' });
+    const before = await served();
+    const sentence = `A sentence added behind the plugin's back ${Date.now()}.`;
+    const published = () =>
+      knex()('articles').where({ slug: 'geo-index', locale: 'en' }).whereNotNull('published_at');
+    const [row] = (await published().select('body')) as { body: string }[];
+    const original = row!.body;
+    expect(await published().update({ body: `${original}\n\n${sentence}\n` })).toBe(1);
+    // (a page whose entry brings an editor's reason is drafted whole: the reason may be new)
+    const withReason = new Set<string>();
+    for (const row of (await knex()('articles')
+      .whereNotNull('published_at')
+      .select('slug', 'locale', 'sitemap_ai')) as {
+      slug: string;
+      locale: string;
+      sitemap_ai: string | { reason?: string } | null;
+    }[]) {
+      const metadata =
+        typeof row.sitemap_ai === 'string' ? JSON.parse(row.sitemap_ai) : row.sitemap_ai;
+      if (metadata?.reason?.trim()) withReason.add(`article:${row.slug}:${row.locale}`);
+    }
+    const warnings: string[] = [];
+    const warn = app.strapi.log.warn;
+    app.strapi.log.warn = ((message: string) => {
+      warnings.push(String(message));
+    }) as typeof warn;
+
+    // When every document is compared again on the thread (no hash to skip one)
+    await knex()('sitemap_ai_source_hashes').del();
+    let pass: {
+      documents: number;
+      changed: number;
+      draftedOnThread: number;
+      answeredThin: number;
+      failures: unknown[];
+    };
+    try {
+      pass = (await tracker().reconcileAll('test')) as typeof pass;
+    } finally {
+      app.strapi.log.warn = warn;
+    }
+
+    // Then the batch was compared as a batch (no thin draft was read: that would have tracked it
+    // one by one), each item it left alone came back thin, and the edit was found
+    expect(pass.failures).toEqual([]);
+    expect(warnings.filter((w) => w.includes('one by one'))).toEqual([]);
+    expect(pass.draftedOnThread).toBe(pass.documents);
+    expect(pass.changed).toBeGreaterThan(0);
+
+    // And the next snapshot serves the edit and every other item as it was
+    await builder().rebuild({ trigger: 'test' });
+    const after = await served();
+    await published().update({ body: original });
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    const changed = [...after.values()].filter(
+      (item) => item.checksum !== before.get(item.id)!.checksum,
+    );
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.every((item) => item.id.startsWith('article:geo-index:en'))).toBe(true);
+    expect(changed.length).toBe(pass.changed);
+    const changedIds = new Set(changed.map((item) => item.id));
+    const reasonsLeft = [...withReason].filter((id) => before.has(id) && !changedIds.has(id));
+    expect(pass.answeredThin).toBe(before.size - changed.length - reasonsLeft.length);
+    expect(await servesParagraph(after, sentence)).toBe(true);
+    for (const [id, item] of after) {
+      if (changed.includes(item)) continue;
+      expect({ ...item, changelog: undefined }, id).toEqual({
+        ...before.get(id)!,
+        changelog: undefined,
+      });
+    }
+  });
+
   it('writes the items of a first build in the order of their slugs, not of their document ids', async () => {
     // Given a dozen more articles, whose document ids Strapi draws at random
     const documents = app.strapi.documents(ARTICLE as never) as unknown as {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { documentDrafts } from '../../server/src/core/items';
-import { draftBatch } from '../../server/src/workers/drafting';
+import { draftBatch, stateKey, type ThinDraft } from '../../server/src/workers/drafting';
+import { wholeOrGuarded } from '../../server/src/utils/drafting-thread';
+import type { ItemDraft } from '../../server/src/core/types';
 import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
 
 /**
@@ -52,5 +54,69 @@ describe('draftBatch', () => {
     expect(answer.id).toBe(8);
     expect(answer.documents).toBeUndefined();
     expect(answer.error).toEqual(expect.any(String));
+  });
+
+  it('Given the keys of unchanged states, Then only the drafts that match their key are answered thin, with every field the comparison reads', () => {
+    const whole = documentDrafts([en], ARTICLE_TYPE, SITE).drafts;
+    const [page, first, second] = whole;
+    const unchanged = new Map([
+      [page!.id, stateKey(page!)],
+      [first!.id, stateKey(first!)],
+      // (the state of `second` was made from other content: its draft stays whole)
+      [second!.id, stateKey({ checksum: `sha256:${'0'.repeat(64)}`, metaHash: second!.metaHash })],
+    ]);
+    const answer = draftBatch({
+      kind: 'draft',
+      id: 9,
+      policy: ARTICLE_TYPE,
+      site: SITE,
+      documents: [[en]],
+      unchanged,
+    });
+    const drafts = answer.documents![0]!.drafts;
+    expect(drafts.map((d) => d.id)).toEqual(whole.map((d) => d.id));
+    for (const [i, draft] of drafts.entries()) {
+      const expected = whole[i]!;
+      if (i < 2) {
+        const { id, type, lang, parent, sourceUid, documentId, checksum, metaHash } = expected;
+        expect(draft).toEqual({
+          id,
+          type,
+          lang,
+          ...(parent === undefined ? {} : { parent }),
+          sourceUid,
+          documentId,
+          checksum,
+          metaHash,
+          sourceModified: expected.sourceModified,
+          thin: true,
+        });
+      } else expect(draft).toEqual(expected);
+    }
+  });
+
+  it('Given a thin draft on the main thread, Then reading its item, text or citation throws instead of answering undefined', () => {
+    const [draft] = documentDrafts([en], ARTICLE_TYPE, SITE).drafts;
+    const { id, type, lang, sourceUid, documentId, checksum, metaHash, sourceModified } = draft!;
+    const thin: ThinDraft = {
+      id,
+      type,
+      lang,
+      sourceUid,
+      documentId,
+      checksum,
+      metaHash,
+      sourceModified,
+      thin: true,
+    };
+    const guarded = wholeOrGuarded(thin);
+    expect(guarded.checksum).toBe(checksum);
+    expect(guarded.metaHash).toBe(metaHash);
+    expect(() => guarded.item).toThrow(/without its item/);
+    expect(() => guarded.content).toThrow(/without its item/);
+    expect(() => guarded.citationInput).toThrow(/without its item/);
+    expect(() => ({ ...guarded })).toThrow(/without its item/);
+    const full: ItemDraft = draft!;
+    expect(wholeOrGuarded(full)).toBe(full);
   });
 });

@@ -28,6 +28,7 @@ import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
 import { draftOnThread } from '../utils/drafting-thread';
+import { stateKey } from '../workers/drafting';
 import type { EnabledType } from './config';
 import { LeaseLostError } from './snapshot-builder';
 import { versionOfState } from '../repositories/item-repository';
@@ -436,6 +437,29 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     drafts: ReadonlyMap<string, DocumentDrafts> | undefined;
     /** Stored bodies of texts the thread encoded with the drafts, by text. */
     encoded?: ReadonlyMap<string, Buffer>;
+    /** The states of `batch`'s documents, read (without texts) after their entries. */
+    states?: readonly StoredTrackedState[];
+  }
+
+  /**
+   * The items of these states whose draft, if it matches the state's checksum and metadata hash,
+   * the comparison leaves as they are without reading it (by item id, their stateKey): live
+   * states; a page's only when its entry brings no editor's reason (a reason may write it again).
+   */
+  function unchangedKeys(
+    known: readonly StoredTrackedState[],
+    entriesRead: ReadonlyMap<string, EntrySource[]>,
+  ): Map<string, string> {
+    const keys = new Map<string, string>();
+    for (const state of known) {
+      if (state.removed) continue;
+      if (state.type === 'article') {
+        const entry = entriesRead.get(state.sourceDocument)?.find((e) => e.lang === state.lang);
+        if (entry?.metadata.reason?.trim()) continue;
+      }
+      keys.set(state.itemId, stateKey(state));
+    }
+    return keys;
   }
 
   /**
@@ -451,15 +475,16 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   ): Promise<() => Promise<Drafted>> {
     const compared = await toCompare(type, scope, entriesRead, true);
     const { batch } = compared;
-    const drafting =
-      batch.length === 0
-        ? Promise.resolve(null)
-        : draftOnThread(
-            type.policy,
-            scope.site,
-            batch.map((documentId) => entriesRead.get(documentId)!),
-            { encodeContents: publish },
-          );
+    if (batch.length === 0) return async () => extend(compared, { drafts: undefined });
+    // The states now (the batch reads them anyway, after its entries as here): a re-compare's
+    // thread answers the drafts of items they hold unchanged thin.
+    const known = await states.forDocuments(type.uid, batch, { texts: 'later' });
+    const drafting = draftOnThread(
+      type.policy,
+      scope.site,
+      batch.map((documentId) => entriesRead.get(documentId)!),
+      publish ? { encodeContents: true } : { unchanged: unchangedKeys(known, entriesRead) },
+    );
     return async () => {
       const made = await drafting;
       return extend(compared, {
@@ -467,6 +492,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           ? new Map(batch.map((documentId, i) => [documentId, made.documents[i]!]))
           : undefined,
         encoded: made?.encoded,
+        states: known,
       });
     };
   }
@@ -538,7 +564,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         noChangelogBefore,
       );
     try {
-      const known = before ?? (await states.forDocuments(type.uid, batch, { texts: 'later' }));
+      const known =
+        before ??
+        drafted?.states ??
+        (await states.forDocuments(type.uid, batch, { texts: 'later' }));
       let diff = await compare(known);
       if (!before) {
         const tracked = new Set(known.map((s) => s.sourceDocument));
@@ -1018,11 +1047,14 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       unchanged: number;
       /** Documents drafted on the plugin's thread (utils/drafting-thread.ts), not on this one. */
       draftedOnThread: number;
+      /** Drafts the thread answered thin: items whose states the pass found unchanged. */
+      answeredThin: number;
     }> {
       let documents = 0;
       let changed = 0;
       let unchanged = 0;
       let draftedOnThread = 0;
+      let answeredThin = 0;
       const failures: TrackFailure[] = [];
       /** The documents compared, by type. */
       const seen = new Map<string, Set<string>>();
@@ -1066,7 +1098,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           previous = (async () => {
             await before;
             const ready = await drafted();
-            if (ready.drafts) draftedOnThread += ready.drafts.size;
+            for (const { drafts } of ready.drafts?.values() ?? []) {
+              draftedOnThread += 1;
+              for (const draft of drafts) if ('thin' in draft) answeredThin += 1;
+            }
             const result = await trackBatch(type, scope, entries, cause, {
               skipUnchanged: true,
               noChangelogBefore,
@@ -1108,7 +1143,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         changed += await trackOne(uid, documentId, cause, failures);
         await turnEventLoop();
       }
-      return { documents, changed, failures, unchanged, draftedOnThread };
+      return { documents, changed, failures, unchanged, draftedOnThread, answeredThin };
     },
   };
   return tracker;

@@ -1,6 +1,6 @@
 import type { DocumentDrafts, SiteContext, TypePolicy } from '../core/items';
-import type { EntrySource } from '../core/types';
-import type { DraftAnswer, DraftRequest } from '../workers/drafting';
+import type { EntrySource, ItemDraft } from '../core/types';
+import type { DraftAnswer, DraftRequest, ThinDraft } from '../workers/drafting';
 import { askThread, draftingFile, unpacked } from './plugin-thread';
 
 /**
@@ -24,17 +24,42 @@ export interface ThreadDrafts {
 }
 
 /**
+ * A draft as the comparison takes it. A thin one (its item's state unchanged) is given accessors
+ * in place of its item, canonical text and citation that throw: only a comparison that would
+ * write the item reads them, and a batch whose comparison throws is tracked again document by
+ * document, drafted on this thread — a thin draft can never be written as an item.
+ */
+export function wholeOrGuarded(draft: ItemDraft | ThinDraft): ItemDraft {
+  if (!('thin' in draft)) return draft;
+  const missing = (): never => {
+    throw new Error(`the draft of ${draft.id} was answered without its item (its state unchanged)`);
+  };
+  // (enumerable: a copy of the draft, a spread, throws too)
+  const guard = { get: missing, enumerable: true };
+  return Object.defineProperties(draft, {
+    item: guard,
+    content: guard,
+    citationInput: guard,
+    citationOverride: guard,
+  }) as unknown as ItemDraft;
+}
+
+/**
  * The drafts of each document of `documents` (each its entries in every locale), made on the
  * plugin's thread: what core's documentDrafts returns for it, in order; with `encodeContents`,
- * the stored bodies of their canonical texts too (a first build writes every one of them). Null
- * when the thread is not available or could not draft them (the caller drafts on its own thread
- * then).
+ * the stored bodies of their canonical texts too (a first build writes every one of them); with
+ * `unchanged` (item id → stateKey of its tracked state), the drafts that match it answered thin
+ * (wholeOrGuarded). Null when the thread is not available or could not draft them (the caller
+ * drafts on its own thread then).
  */
 export async function draftOnThread(
   policy: TypePolicy,
   site: SiteContext,
   documents: readonly (readonly EntrySource[])[],
-  { encodeContents = false }: { encodeContents?: boolean } = {},
+  {
+    encodeContents = false,
+    unchanged,
+  }: { encodeContents?: boolean; unchanged?: ReadonlyMap<string, string> } = {},
 ): Promise<ThreadDrafts | null> {
   if (documents.length === 0 || !draftingFile()) return null;
   let answer: DraftAnswer;
@@ -45,6 +70,8 @@ export async function draftOnThread(
       site,
       documents,
       encodeContents,
+      // (a thin draft has no canonical text to encode)
+      ...(unchanged && unchanged.size > 0 && !encodeContents ? { unchanged } : {}),
     } satisfies Omit<DraftRequest, 'id'>);
   } catch {
     return null;
@@ -55,11 +82,11 @@ export async function draftOnThread(
     const bodies = unpacked(answer.contents);
     let i = 0;
     for (const { drafts } of answer.documents)
-      for (const draft of drafts) encoded.set(draft.content, bodies[i++]!);
+      for (const draft of drafts) if (!('thin' in draft)) encoded.set(draft.content, bodies[i++]!);
   }
   return {
     documents: answer.documents.map(({ drafts, unfilled }, i) => ({
-      drafts,
+      drafts: drafts.map(wholeOrGuarded),
       unfilled: unfilled.map((position) => documents[i]![position]!),
     })),
     encoded,

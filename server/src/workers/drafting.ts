@@ -17,6 +17,51 @@ export interface DraftRequest {
   documents: readonly (readonly EntrySource[])[];
   /** Answer with each draft's canonical text encoded too (done by the thread, not here). */
   encodeContents?: boolean;
+  /**
+   * The items whose tracked state nothing in a draft can change, each with its stateKey: a
+   * draft of the same key is answered thin (ThinDraft). Never with `encodeContents`.
+   */
+  unchanged?: ReadonlyMap<string, string>;
+}
+
+/**
+ * What a draft must match of an item's tracked state for the comparison to leave the state as it
+ * is: its checksum and metadata hash (core/tracking.ts `unchangedStates`).
+ */
+export const stateKey = ({ checksum, metaHash }: { checksum: string; metaHash: string }): string =>
+  `${checksum} ${metaHash}`;
+
+/**
+ * A draft without its item, canonical text and citation input: what the main thread compares of
+ * a draft whose item is unchanged. A re-compare that finds nothing changed sent each document's
+ * whole drafts back and forth between the threads (structured clone on both sides, and the
+ * garbage of it) only to compare two hashes.
+ */
+export type ThinDraft = Omit<
+  ItemDraft,
+  'item' | 'content' | 'citationInput' | 'citationOverride'
+> & {
+  thin: true;
+};
+
+/** The draft as the main thread needs it: whole, or thin when `unchanged` holds its key. */
+function answered(draft: ItemDraft, unchanged: ReadonlyMap<string, string> | undefined) {
+  if (unchanged?.get(draft.id) !== stateKey(draft)) return draft;
+  const { id, type, lang, parent, sourceUid, documentId, checksum, metaHash } = draft;
+  const thin: ThinDraft = {
+    id,
+    type,
+    lang,
+    sourceUid,
+    documentId,
+    checksum,
+    metaHash,
+    sourceModified: draft.sourceModified,
+    thin: true,
+  };
+  if (parent !== undefined) thin.parent = parent;
+  if (draft.stabilityPin !== undefined) thin.stabilityPin = draft.stabilityPin;
+  return thin;
 }
 
 /**
@@ -25,7 +70,7 @@ export interface DraftRequest {
  */
 export interface DraftAnswer {
   id: number;
-  documents?: { drafts: ItemDraft[]; unfilled: number[] }[];
+  documents?: { drafts: (ItemDraft | ThinDraft)[]; unfilled: number[] }[];
   error?: string;
   /** With `encodeContents`: the stored body of each draft's content, in order, end to end. */
   contents?: { bytes: Uint8Array; lengths: Uint32Array };
@@ -36,7 +81,7 @@ export interface DraftAnswer {
  * of it meanwhile, see utils/plugin-thread.ts).
  */
 export function draftBatch(
-  { id, policy, site, documents }: DraftRequest,
+  { id, policy, site, documents, unchanged }: DraftRequest,
   between: () => void = () => undefined,
 ): DraftAnswer {
   try {
@@ -45,7 +90,10 @@ export function draftBatch(
       documents: documents.map((entries) => {
         const { drafts, unfilled } = documentDrafts(entries, policy, site);
         between();
-        return { drafts, unfilled: unfilled.map((entry) => entries.indexOf(entry)) };
+        return {
+          drafts: drafts.map((draft) => answered(draft, unchanged)),
+          unfilled: unfilled.map((entry) => entries.indexOf(entry)),
+        };
       }),
     };
   } catch (error) {
