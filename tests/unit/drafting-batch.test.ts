@@ -97,18 +97,17 @@ describe('draftBatch', () => {
 
   it('Given a thin draft on the main thread, Then reading its item, text or citation throws instead of answering undefined', () => {
     const [draft] = documentDrafts([en], ARTICLE_TYPE, SITE).drafts;
-    const { id, type, lang, sourceUid, documentId, checksum, metaHash, sourceModified } = draft!;
-    const thin: ThinDraft = {
-      id,
-      type,
-      lang,
-      sourceUid,
-      documentId,
-      checksum,
-      metaHash,
-      sourceModified,
-      thin: true,
-    };
+    const { checksum, metaHash } = draft!;
+    const answer = draftBatch({
+      kind: 'draft',
+      id: 10,
+      policy: ARTICLE_TYPE,
+      site: SITE,
+      documents: [[en]],
+      unchanged: new Map([[draft!.id, stateKey(draft!)]]),
+    });
+    const thin = answer.documents![0]!.drafts[0] as ThinDraft;
+    expect(thin.thin).toBe(true);
     const guarded = wholeOrGuarded(thin);
     expect(guarded.checksum).toBe(checksum);
     expect(guarded.metaHash).toBe(metaHash);
