@@ -453,10 +453,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const keys = new Map<string, string>();
     for (const state of known) {
       if (state.removed) continue;
-      if (state.type === 'article') {
-        const entry = entriesRead.get(state.sourceDocument)?.find((e) => e.lang === state.lang);
-        if (entry?.metadata.reason?.trim()) continue;
-      }
+      if (
+        state.type === 'article' &&
+        reasonsOf(entriesRead.get(state.sourceDocument) ?? [])[state.lang]?.trim()
+      )
+        continue;
       keys.set(state.itemId, stateKey(state));
     }
     return keys;

@@ -70,7 +70,7 @@ export async function draftOnThread(
       site,
       documents,
       encodeContents,
-      // (a thin draft has no canonical text to encode)
+      // (a thin draft has no canonical text to encode: with `encodeContents` none is thinned)
       ...(unchanged && unchanged.size > 0 && !encodeContents ? { unchanged } : {}),
     } satisfies Omit<DraftRequest, 'id'>);
   } catch {
@@ -82,7 +82,7 @@ export async function draftOnThread(
     const bodies = unpacked(answer.contents);
     let i = 0;
     for (const { drafts } of answer.documents)
-      for (const draft of drafts) if (!('thin' in draft)) encoded.set(draft.content, bodies[i++]!);
+      for (const draft of drafts) encoded.set((draft as ItemDraft).content, bodies[i++]!);
   }
   return {
     documents: answer.documents.map(({ drafts, unfilled }, i) => ({
