@@ -31,7 +31,7 @@ import { launchBrowser } from '../helpers/browser';
 const ROOT = path.resolve(__dirname, '..', '..');
 const STRAPI_VERSION = '5.54.0';
 /** Bump when the way the cached app is made changes, so stale caches are not reused. */
-const CACHE_RECIPE = 1;
+const CACHE_RECIPE = 2;
 const CACHE =
   process.env.SITEMAP_AI_FRESH_APP_CACHE ??
   path.join(os.homedir(), '.cache', 'strapi-plugin-sitemap-ai');
@@ -101,9 +101,18 @@ function ensureFreshApp(): void {
   const pkgFile = path.join(APP, 'package.json');
   const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as {
     dependencies: Record<string, string>;
+    allowScripts?: Record<string, boolean>;
   };
   pkg.dependencies['better-sqlite3'] = '12.11.1';
   delete pkg.dependencies['@strapi/plugin-cloud'];
+  // npm 11.19 runs no dependency's install script unless the app allows it: without this the
+  // SQLite driver is never compiled (what `npm install-scripts approve better-sqlite3` writes).
+  pkg.allowScripts = {
+    ...pkg.allowScripts,
+    'better-sqlite3': true,
+    esbuild: true,
+    '@swc/core': true,
+  };
   writeFileSync(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
   cpSync(path.join(APP, 'config', 'plugins.ts'), path.join(APP, 'config', 'plugins.ts.orig'));
   try {
