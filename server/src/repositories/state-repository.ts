@@ -9,7 +9,7 @@ import { decodeBlob } from './blob-codec';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
 import { itemColumns } from './models';
-import { readStoredItem } from '../core/items';
+import { META_HASH_LENGTH, readStoredItem } from '../core/items';
 import { checksumOf, storedChecksum, storedStateColumns, storedStateOf } from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
 import { messageOf } from '../core/errors';
@@ -55,6 +55,24 @@ export type StoredTrackedState = TrackedState & {
   dataRef?: string;
   contentRef?: string;
 };
+
+/**
+ * What a comparison must know of a state to tell that a document still publishes its item
+ * unchanged (tracker.ts `settledDocuments`): the state without its versions, dates, history,
+ * reason and texts (`keysForDocuments`).
+ */
+export type StateKeyRow = Pick<
+  StoredTrackedState,
+  | 'itemId'
+  | 'type'
+  | 'lang'
+  | 'sourceDocument'
+  | 'removed'
+  | 'checksum'
+  | 'metaHash'
+  | 'pending'
+  | 'policyPrint'
+>;
 
 /** A state's wait for the next build: the policy it was computed under (absent: unknown). */
 interface Waiting {
@@ -133,6 +151,10 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
   },
 };
 
+/** A row's `removed`, as any driver gives a boolean. */
+const removedOf = (row: Row): boolean =>
+  row.removed === true || row.removed === 1 || row.removed === '1';
+
 /**
  * A state row, its data and text decoded on first use from `bodies` (stored texts by key); rows
  * written before texts were stored by key carry them inline.
@@ -161,7 +183,7 @@ function toState(
     firstPublished: stored.firstPublished,
     history: stored.history,
     stabilityPin: optionalNumber(row.stability_pin),
-    removed: row.removed === true || row.removed === 1 || row.removed === '1',
+    removed: removedOf(row),
     revision: Number(row.revision),
     pending: pending !== undefined,
     reason: row.reason ? String(row.reason) : undefined,
@@ -211,6 +233,12 @@ const OWN_COLUMNS: readonly string[] = [
   'reason',
   'added_at',
 ];
+
+/** The columns keysForDocuments reads (of the state, and of its version when it is slim). */
+const KEY_COLUMNS = {
+  own: ['id', 'item_id', 'item_type', 'lang', 'source_document', 'removed', 'revision'],
+  fromVersion: ['checksum', 'meta_hash'],
+} as const;
 
 /** Columns of a state's version and pending row in a joined read (statesOfDocuments). */
 const VERSION_SEQ = 'version_seq_from';
@@ -367,7 +395,14 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
    * there. Only the columns a state is read with are selected (each value of each row becomes a
    * property of an object in JavaScript: 26 columns, not the 40 of both rows).
    */
-  async function statesOfDocuments(uid: string, documentIds: readonly string[]): Promise<Row[]> {
+  async function statesOfDocuments(
+    uid: string,
+    documentIds: readonly string[],
+    columns: { own: readonly string[]; fromVersion: readonly string[] } = {
+      own: OWN_COLUMNS,
+      fromVersion: FROM_VERSION,
+    },
+  ): Promise<Row[]> {
     const stateTable = tableOf(FRAGMENT_STATE_UID);
     const pendingTable = tableOf(PENDING_STATE_UID);
     const versionTable = tableOf(ITEM_VERSION_UID);
@@ -380,9 +415,9 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             .andOnNull(`${stateTable}.checksum`);
         })
         .select(
-          ...OWN_COLUMNS.map((column) => `${stateTable}.${column}`),
+          ...columns.own.map((column) => `${stateTable}.${column}`),
           // (a column the state set since it was published, see `invalidate`, is its own)
-          ...FROM_VERSION.map((column) =>
+          ...columns.fromVersion.map((column) =>
             knex.raw('coalesce(??, ??) as ??', [
               `${stateTable}.${column}`,
               `${versionTable}.${column}`,
@@ -462,6 +497,40 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           if (row[PENDING_ITEM] !== null && row[PENDING_ITEM] !== undefined)
             pending.set(String(row.item_id), toWaiting({ policy_print: row[PENDING_PRINT] }));
         result.push(...(await withTexts(rows, texts === 'now' ? 'all' : 'later', pending)));
+      }
+      return result;
+    },
+
+    /**
+     * The keys of these documents' states (StateKeyRow): one joined statement per batch of
+     * documents, as forDocuments, of 9 of its 26 columns and nothing decoded. A re-compare of
+     * every document of a 10k site that finds nothing changed read each state whole (1.5 s of its
+     * main thread for 140k states) only to compare two hashes.
+     */
+    async keysForDocuments(uid: string, documentIds: readonly string[]): Promise<StateKeyRow[]> {
+      const result: StateKeyRow[] = [];
+      for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
+        const rows = await statesOfDocuments(
+          uid,
+          documentIds.slice(i, i + WRITE_BATCH),
+          KEY_COLUMNS,
+        );
+        for (const row of rows) {
+          const pending = row[PENDING_ITEM] !== null && row[PENDING_ITEM] !== undefined;
+          result.push({
+            itemId: String(row.item_id),
+            type: String(row.item_type) as StateKeyRow['type'],
+            lang: String(row.lang),
+            sourceDocument: String(row.source_document),
+            removed: removedOf(row),
+            checksum: checksumOf(row.checksum),
+            metaHash: String(row.meta_hash).slice(0, META_HASH_LENGTH),
+            pending,
+            policyPrint: pending
+              ? toWaiting({ policy_print: row[PENDING_PRINT] }).print
+              : undefined,
+          });
+        }
       }
       return result;
     },

@@ -21,13 +21,14 @@ import type { DirtyMark } from '../repositories/dirty-repository';
 import {
   StateConflictError,
   type ComparedSource,
+  type StateKeyRow,
   type StoredTrackedState,
 } from '../repositories/state-repository';
 import { sha256Hex, stableStringify } from '../core/canonical';
 import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
-import { draftOnThread } from '../utils/drafting-thread';
+import { draftOnThread, isThin } from '../utils/drafting-thread';
 import { stateKey } from '../workers/drafting';
 import type { EnabledType } from './config';
 import { LeaseLostError } from './snapshot-builder';
@@ -439,6 +440,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     encoded?: ReadonlyMap<string, Buffer>;
     /** The states of `batch`'s documents, read (without texts) after their entries. */
     states?: readonly StoredTrackedState[];
+    /** Documents of `batch` whose comparison would change nothing (settledDocuments). */
+    settled?: ReadonlySet<string>;
   }
 
   /**
@@ -447,7 +450,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
    * states; a page's only when its entry brings no editor's reason (a reason may write it again).
    */
   function unchangedKeys(
-    known: readonly StoredTrackedState[],
+    known: readonly StateKeyRow[],
     entriesRead: ReadonlyMap<string, EntrySource[]>,
   ): Map<string, string> {
     const keys = new Map<string, string>();
@@ -464,9 +467,45 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
+   * The documents of a re-compare whose comparison would change nothing, known from their states'
+   * keys and the drafts the thread answered thin (unchangedKeys): each of its drafts is thin and
+   * matched one of the document's own live states in the pass's locales, one draft for each of
+   * them, and none of those waits under another policy (a comparison stamps it anew). diffDocument
+   * writes nothing for such a document, so its states need not be read whole nor compared.
+   */
+  function settledDocuments(
+    langs: readonly string[],
+    keys: readonly StateKeyRow[],
+    drafts: ReadonlyMap<string, DocumentDrafts>,
+  ): Set<string> {
+    const print = settings().policyFingerprint();
+    const live = new Map<string, Set<string>>();
+    const blocked = new Set<string>();
+    for (const key of keys) {
+      if (key.removed || !langs.includes(key.lang)) continue;
+      if (key.pending && key.policyPrint !== print) blocked.add(key.sourceDocument);
+      const ids = live.get(key.sourceDocument);
+      if (ids) ids.add(key.itemId);
+      else live.set(key.sourceDocument, new Set([key.itemId]));
+    }
+    const settled = new Set<string>();
+    for (const [documentId, made] of drafts) {
+      const ids = live.get(documentId) ?? new Set<string>();
+      if (
+        !blocked.has(documentId) &&
+        made.drafts.length === ids.size &&
+        made.drafts.every((draft) => isThin(draft) && ids.has(draft.id))
+      )
+        settled.add(documentId);
+    }
+    return settled;
+  }
+
+  /**
    * toCompare, with the documents to compare handed to the drafting thread: the promise of it all,
    * to await once the batch before is written. A first build (`publish`) has the thread encode
-   * the drafts' canonical texts as well: it stores every one of them.
+   * the drafts' canonical texts as well: it stores every one of them. A re-compare reads only its
+   * states' keys here and leaves the documents they show settled (settledDocuments) uncompared.
    */
   async function draftAhead(
     type: EnabledType,
@@ -477,23 +516,33 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const compared = await toCompare(type, scope, entriesRead, true);
     const { batch } = compared;
     if (batch.length === 0) return async () => extend(compared, { drafts: undefined });
-    // The states now (the batch reads them anyway, after its entries as here): a re-compare's
-    // thread answers the drafts of items they hold unchanged thin.
-    const known = await states.forDocuments(type.uid, batch, { texts: 'later' });
-    const drafting = draftOnThread(
-      type.policy,
-      scope.site,
-      batch.map((documentId) => entriesRead.get(documentId)!),
-      publish ? { encodeContents: true } : { unchanged: unchangedKeys(known, entriesRead) },
-    );
+    const documents = batch.map((documentId) => entriesRead.get(documentId)!);
+    const byDocument = (made: { documents: DocumentDrafts[] } | null) =>
+      made ? new Map(batch.map((documentId, i) => [documentId, made.documents[i]!])) : undefined;
+    if (publish) {
+      // (the states after the entries, as the batch reads them)
+      const known = await states.forDocuments(type.uid, batch, { texts: 'later' });
+      const drafting = draftOnThread(type.policy, scope.site, documents, { encodeContents: true });
+      return async () => {
+        const made = await drafting;
+        return extend(compared, {
+          drafts: byDocument(made),
+          encoded: made?.encoded,
+          states: known,
+        });
+      };
+    }
+    // The states' keys now (after the entries): the thread answers the drafts of items they hold
+    // unchanged thin, and the documents left unsettled have their states read whole later.
+    const keys = await states.keysForDocuments(type.uid, batch);
+    const drafting = draftOnThread(type.policy, scope.site, documents, {
+      unchanged: unchangedKeys(keys, entriesRead),
+    });
     return async () => {
-      const made = await drafting;
+      const drafts = byDocument(await drafting);
       return extend(compared, {
-        drafts: made
-          ? new Map(batch.map((documentId, i) => [documentId, made.documents[i]!]))
-          : undefined,
-        encoded: made?.encoded,
-        states: known,
+        drafts,
+        settled: drafts ? settledDocuments(scope.langs, keys, drafts) : undefined,
       });
     };
   }
@@ -553,10 +602,14 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       logUnfilled(type, ready);
       return ready.drafts;
     };
+    // (a settled document is not compared: its states stay as they are, its hash is recorded)
+    const settled = drafted?.settled ?? new Set<string>();
+    for (const documentId of settled) logUnfilled(type, made.get(documentId)!);
+    const comparing = batch.filter((documentId) => !settled.has(documentId));
     const compare = (known: readonly StoredTrackedState[]) =>
       diffDocuments(
         type.uid,
-        batch.map((documentId) => {
+        comparing.map((documentId) => {
           const entries = byDocument.get(documentId)!;
           return { documentId, entries, drafts: draftsFor(documentId, entries), langs };
         }),
@@ -568,7 +621,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       const known =
         before ??
         drafted?.states ??
-        (await states.forDocuments(type.uid, batch, { texts: 'later' }));
+        (await states.forDocuments(type.uid, comparing, { texts: 'later' }));
       let diff = await compare(known);
       if (!before) {
         const tracked = new Set(known.map((s) => s.sourceDocument));
@@ -1050,12 +1103,15 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       draftedOnThread: number;
       /** Drafts the thread answered thin: items whose states the pass found unchanged. */
       answeredThin: number;
+      /** Documents whose states the pass left uncompared, settled (settledDocuments). */
+      settled: number;
     }> {
       let documents = 0;
       let changed = 0;
       let unchanged = 0;
       let draftedOnThread = 0;
       let answeredThin = 0;
+      let settled = 0;
       const failures: TrackFailure[] = [];
       /** The documents compared, by type. */
       const seen = new Map<string, Set<string>>();
@@ -1101,8 +1157,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             const ready = await drafted();
             for (const { drafts } of ready.drafts?.values() ?? []) {
               draftedOnThread += 1;
-              for (const draft of drafts) if ('thin' in draft) answeredThin += 1;
+              for (const draft of drafts) if (isThin(draft)) answeredThin += 1;
             }
+            settled += ready.settled?.size ?? 0;
             const result = await trackBatch(type, scope, entries, cause, {
               skipUnchanged: true,
               noChangelogBefore,
@@ -1144,7 +1201,15 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         changed += await trackOne(uid, documentId, cause, failures);
         await turnEventLoop();
       }
-      return { documents, changed, failures, unchanged, draftedOnThread, answeredThin };
+      return {
+        documents,
+        changed,
+        failures,
+        unchanged,
+        draftedOnThread,
+        answeredThin,
+        settled,
+      };
     },
   };
   return tracker;

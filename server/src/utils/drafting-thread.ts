@@ -44,6 +44,9 @@ export function wholeOrGuarded(draft: ItemDraft | ThinDraft): ItemDraft {
   }) as unknown as ItemDraft;
 }
 
+/** Whether the thread answered `draft` thin (wholeOrGuarded): its item's state is unchanged. */
+export const isThin = (draft: ItemDraft): boolean => 'thin' in draft;
+
 /**
  * The drafts of each document of `documents` (each its entries in every locale), made on the
  * plugin's thread: what core's documentDrafts returns for it, in order; with `encodeContents`,
