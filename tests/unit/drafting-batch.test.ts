@@ -71,7 +71,7 @@ describe('draftBatch', () => {
       policy: ARTICLE_TYPE,
       site: SITE,
       documents: [[en]],
-      unchanged,
+      unchanged: [{ keys: unchanged, whole: true }],
     });
     const drafts = answer.documents![0]!.drafts;
     expect(drafts.map((d) => d.id)).toEqual(whole.map((d) => d.id));
@@ -95,6 +95,58 @@ describe('draftBatch', () => {
     }
   });
 
+  it('Given every state of a document and drafts that match them all, Then the document is answered settled, without drafts; with a state left out or one more, it is not', () => {
+    const whole = documentDrafts([en, sk], ARTICLE_TYPE, SITE).drafts;
+    const all = new Map(whole.map((draft) => [draft.id, stateKey(draft)]));
+    const ask = (keys: ReadonlyMap<string, string>, wholeKeys: boolean) =>
+      draftBatch({
+        kind: 'draft',
+        id: 11,
+        policy: ARTICLE_TYPE,
+        site: SITE,
+        documents: [[en, sk, unplaceable]],
+        unchanged: [{ keys, whole: wholeKeys }],
+      }).documents![0]!;
+
+    // (its unplaceable entry is still told)
+    expect(ask(all, true)).toEqual({ drafts: [], unfilled: [2], settled: whole.length });
+    // Not when the keys are not all of its states (a page left out for an editor's reason)
+    const notAll = ask(all, false);
+    expect(notAll.settled).toBeUndefined();
+    expect(notAll.drafts).toHaveLength(whole.length);
+    expect(notAll.drafts.every((draft) => 'thin' in draft)).toBe(true);
+    // Nor when a state has no draft any more (its item is removed)
+    const more = ask(new Map([...all, ['article:gone:en#old', 'x y']]), true);
+    expect(more.settled).toBeUndefined();
+    expect(more.drafts.every((draft) => 'thin' in draft)).toBe(true);
+    // Nor when one draft differs from its state (written again)
+    const [first] = whole;
+    const changed = ask(
+      new Map([...all, [first!.id, stateKey({ ...first!, metaHash: 'other' })]]),
+      true,
+    );
+    expect(changed.settled).toBeUndefined();
+    expect(changed.drafts.filter((draft) => !('thin' in draft))).toEqual([first]);
+  });
+
+  it("Given keys of another document's states, Then a document's drafts are matched only with its own", () => {
+    const drafts = documentDrafts([en], ARTICLE_TYPE, SITE).drafts;
+    const keys = new Map(drafts.map((draft) => [draft.id, stateKey(draft)]));
+    const answer = draftBatch({
+      kind: 'draft',
+      id: 12,
+      policy: ARTICLE_TYPE,
+      site: SITE,
+      documents: [[en], [en]],
+      unchanged: [
+        { keys: new Map(), whole: true },
+        { keys, whole: true },
+      ],
+    });
+    expect(answer.documents![0]).toEqual({ drafts, unfilled: [] });
+    expect(answer.documents![1]).toEqual({ drafts: [], unfilled: [], settled: drafts.length });
+  });
+
   it('Given a thin draft on the main thread, Then reading its item, text or citation throws instead of answering undefined', () => {
     const [draft] = documentDrafts([en], ARTICLE_TYPE, SITE).drafts;
     const { checksum, metaHash } = draft!;
@@ -104,7 +156,7 @@ describe('draftBatch', () => {
       policy: ARTICLE_TYPE,
       site: SITE,
       documents: [[en]],
-      unchanged: new Map([[draft!.id, stateKey(draft!)]]),
+      unchanged: [{ keys: new Map([[draft!.id, stateKey(draft!)]]), whole: false }],
     });
     const thin = answer.documents![0]!.drafts[0] as ThinDraft;
     expect(thin.thin).toBe(true);

@@ -28,8 +28,8 @@ import { sha256Hex, stableStringify } from '../core/canonical';
 import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
-import { draftOnThread, isThin } from '../utils/drafting-thread';
-import { stateKey } from '../workers/drafting';
+import { draftOnThread, isThin, type ThreadDocument } from '../utils/drafting-thread';
+import { stateKey, type DocumentKeys } from '../workers/drafting';
 import type { EnabledType } from './config';
 import { LeaseLostError } from './snapshot-builder';
 import { versionOfState } from '../repositories/item-repository';
@@ -435,77 +435,53 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     shape: string;
     hashes: Map<string, string>;
     batch: string[];
-    drafts: ReadonlyMap<string, DocumentDrafts> | undefined;
+    drafts: ReadonlyMap<string, ThreadDocument> | undefined;
     /** Stored bodies of texts the thread encoded with the drafts, by text. */
     encoded?: ReadonlyMap<string, Buffer>;
     /** The states of `batch`'s documents, read (without texts) after their entries. */
     states?: readonly StoredTrackedState[];
-    /** Documents of `batch` whose comparison would change nothing (settledDocuments). */
+    /** Documents of `batch` whose comparison would change nothing (answered settled, no drafts). */
     settled?: ReadonlySet<string>;
   }
 
   /**
-   * The items of these states whose draft, if it matches the state's checksum and metadata hash,
-   * the comparison leaves as they are without reading it (by item id, their stateKey): live
-   * states; a page's only when its entry brings no editor's reason (a reason may write it again).
+   * For each document of `batch`, the keys of its states a matching draft leaves as they are
+   * (DocumentKeys; a draft matches when it has the state's checksum and metadata hash): its live
+   * states in the pass's locales, but for a page whose entry brings an editor's reason (a reason
+   * may write it again). They are all of its states (`whole`: a document whose drafts match them
+   * all is settled, diffDocument would write nothing for it) unless a page was left out or one of
+   * them waits under another policy (a comparison stamps it anew).
    */
   function unchangedKeys(
+    batch: readonly string[],
+    langs: readonly string[],
     known: readonly StateKeyRow[],
     entriesRead: ReadonlyMap<string, EntrySource[]>,
-  ): Map<string, string> {
-    const keys = new Map<string, string>();
+  ): DocumentKeys[] {
+    const print = settings().policyFingerprint();
+    const byDocument = new Map(
+      batch.map((documentId) => [documentId, { keys: new Map<string, string>(), whole: true }]),
+    );
     for (const state of known) {
-      if (state.removed) continue;
+      const document = byDocument.get(state.sourceDocument);
+      if (!document || state.removed || !langs.includes(state.lang)) continue;
+      if (state.pending && state.policyPrint !== print) document.whole = false;
       if (
         state.type === 'article' &&
         reasonsOf(entriesRead.get(state.sourceDocument) ?? [])[state.lang]?.trim()
       )
-        continue;
-      keys.set(state.itemId, stateKey(state));
+        document.whole = false;
+      else document.keys.set(state.itemId, stateKey(state));
     }
-    return keys;
-  }
-
-  /**
-   * The documents of a re-compare whose comparison would change nothing, known from their states'
-   * keys and the drafts the thread answered thin (unchangedKeys): each of its drafts is thin and
-   * matched one of the document's own live states in the pass's locales, one draft for each of
-   * them, and none of those waits under another policy (a comparison stamps it anew). diffDocument
-   * writes nothing for such a document, so its states need not be read whole nor compared.
-   */
-  function settledDocuments(
-    langs: readonly string[],
-    keys: readonly StateKeyRow[],
-    drafts: ReadonlyMap<string, DocumentDrafts>,
-  ): Set<string> {
-    const print = settings().policyFingerprint();
-    const live = new Map<string, Set<string>>();
-    const blocked = new Set<string>();
-    for (const key of keys) {
-      if (key.removed || !langs.includes(key.lang)) continue;
-      if (key.pending && key.policyPrint !== print) blocked.add(key.sourceDocument);
-      const ids = live.get(key.sourceDocument);
-      if (ids) ids.add(key.itemId);
-      else live.set(key.sourceDocument, new Set([key.itemId]));
-    }
-    const settled = new Set<string>();
-    for (const [documentId, made] of drafts) {
-      const ids = live.get(documentId) ?? new Set<string>();
-      if (
-        !blocked.has(documentId) &&
-        made.drafts.length === ids.size &&
-        made.drafts.every((draft) => isThin(draft) && ids.has(draft.id))
-      )
-        settled.add(documentId);
-    }
-    return settled;
+    return [...byDocument.values()];
   }
 
   /**
    * toCompare, with the documents to compare handed to the drafting thread: the promise of it all,
    * to await once the batch before is written. A first build (`publish`) has the thread encode
    * the drafts' canonical texts as well: it stores every one of them. A re-compare reads only its
-   * states' keys here and leaves the documents they show settled (settledDocuments) uncompared.
+   * states' keys here, and the documents the thread answers settled (unchangedKeys) are left
+   * uncompared.
    */
   async function draftAhead(
     type: EnabledType,
@@ -517,7 +493,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const { batch } = compared;
     if (batch.length === 0) return async () => extend(compared, { drafts: undefined });
     const documents = batch.map((documentId) => entriesRead.get(documentId)!);
-    const byDocument = (made: { documents: DocumentDrafts[] } | null) =>
+    const byDocument = (made: { documents: ThreadDocument[] } | null) =>
       made ? new Map(batch.map((documentId, i) => [documentId, made.documents[i]!])) : undefined;
     if (publish) {
       // (the states after the entries, as the batch reads them)
@@ -536,14 +512,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     // unchanged thin, and the documents left unsettled have their states read whole later.
     const keys = await states.keysForDocuments(type.uid, batch);
     const drafting = draftOnThread(type.policy, scope.site, documents, {
-      unchanged: unchangedKeys(keys, entriesRead),
+      unchanged: unchangedKeys(batch, scope.langs, keys, entriesRead),
     });
     return async () => {
-      const drafts = byDocument(await drafting);
-      return extend(compared, {
-        drafts,
-        settled: drafts ? settledDocuments(scope.langs, keys, drafts) : undefined,
-      });
+      const made = await drafting;
+      const settled = new Set(batch.filter((_, i) => made?.documents[i]!.settled !== undefined));
+      return extend(compared, { drafts: byDocument(made), settled });
     };
   }
 
@@ -1155,9 +1129,9 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           previous = (async () => {
             await before;
             const ready = await drafted();
-            for (const { drafts } of ready.drafts?.values() ?? []) {
+            for (const made of ready.drafts?.values() ?? []) {
               draftedOnThread += 1;
-              for (const draft of drafts) if (isThin(draft)) answeredThin += 1;
+              answeredThin += made.settled ?? made.drafts.filter(isThin).length;
             }
             settled += ready.settled?.size ?? 0;
             const result = await trackBatch(type, scope, entries, cause, {

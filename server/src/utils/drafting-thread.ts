@@ -1,6 +1,6 @@
 import type { DocumentDrafts, SiteContext, TypePolicy } from '../core/items';
 import type { EntrySource, ItemDraft } from '../core/types';
-import type { DraftAnswer, DraftRequest, ThinDraft } from '../workers/drafting';
+import type { DocumentKeys, DraftAnswer, DraftRequest, ThinDraft } from '../workers/drafting';
 import { askThread, draftingFile, unpacked } from './plugin-thread';
 
 /**
@@ -16,9 +16,12 @@ import { askThread, draftingFile, unpacked } from './plugin-thread';
  * the same core function, the same items.
  */
 
+/** One document's drafts as the thread answers them: none for a settled one, with how many it had. */
+export type ThreadDocument = DocumentDrafts & { settled?: number };
+
 /** What the thread drafted: each document's drafts, and the bodies of texts it encoded. */
 export interface ThreadDrafts {
-  documents: DocumentDrafts[];
+  documents: ThreadDocument[];
   /** Stored bodies by text (the drafts' canonical texts, when asked for): a write's `encoded`. */
   encoded: Map<string, Buffer>;
 }
@@ -51,8 +54,8 @@ export const isThin = (draft: ItemDraft): boolean => 'thin' in draft;
  * The drafts of each document of `documents` (each its entries in every locale), made on the
  * plugin's thread: what core's documentDrafts returns for it, in order; with `encodeContents`,
  * the stored bodies of their canonical texts too (a first build writes every one of them); with
- * `unchanged` (item id → stateKey of its tracked state), the drafts that match it answered thin
- * (wholeOrGuarded). Null when the thread is not available or could not draft them (the caller
+ * `unchanged` (each document's DocumentKeys), the drafts that match them answered thin
+ * (wholeOrGuarded) and a document they settle answered without drafts. Null when the thread is not available or could not draft them (the caller
  * drafts on its own thread then).
  */
 export async function draftOnThread(
@@ -62,7 +65,7 @@ export async function draftOnThread(
   {
     encodeContents = false,
     unchanged,
-  }: { encodeContents?: boolean; unchanged?: ReadonlyMap<string, string> } = {},
+  }: { encodeContents?: boolean; unchanged?: readonly DocumentKeys[] } = {},
 ): Promise<ThreadDrafts | null> {
   if (documents.length === 0 || !draftingFile()) return null;
   let answer: DraftAnswer;
@@ -74,7 +77,7 @@ export async function draftOnThread(
       documents,
       encodeContents,
       // (a thin draft has no canonical text to encode: with `encodeContents` none is thinned)
-      ...(unchanged && unchanged.size > 0 && !encodeContents ? { unchanged } : {}),
+      ...(unchanged && !encodeContents ? { unchanged } : {}),
     } satisfies Omit<DraftRequest, 'id'>);
   } catch {
     return null;
@@ -88,9 +91,10 @@ export async function draftOnThread(
       for (const draft of drafts) encoded.set((draft as ItemDraft).content, bodies[i++]!);
   }
   return {
-    documents: answer.documents.map(({ drafts, unfilled }, i) => ({
+    documents: answer.documents.map(({ drafts, unfilled, settled }, i) => ({
       drafts: drafts.map(wholeOrGuarded),
       unfilled: unfilled.map((position) => documents[i]![position]!),
+      ...(settled === undefined ? {} : { settled }),
     })),
     encoded,
   };

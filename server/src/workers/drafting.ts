@@ -18,10 +18,20 @@ export interface DraftRequest {
   /** Answer with each draft's canonical text encoded too (done by the thread, not here). */
   encodeContents?: boolean;
   /**
-   * The items whose tracked state nothing in a draft can change, each with its stateKey: a
-   * draft of the same key is answered thin (ThinDraft). Never with `encodeContents`.
+   * For each document, in order: its items whose tracked state nothing in a draft can change,
+   * each with its stateKey. A draft of the same key is answered thin (ThinDraft); a document all
+   * of whose drafts are, one for each of these states when they are all its states (`whole`), is
+   * answered settled. Never with `encodeContents`.
    */
-  unchanged?: ReadonlyMap<string, string>;
+  unchanged?: readonly DocumentKeys[];
+}
+
+/** The keys of one document's live states in a pass's locales (DraftRequest `unchanged`). */
+export interface DocumentKeys {
+  /** By item id: the stateKey of each state a matching draft leaves as it is. */
+  keys: ReadonlyMap<string, string>;
+  /** Whether `keys` holds every live state of the document in the pass's locales. */
+  whole: boolean;
 }
 
 /**
@@ -65,12 +75,29 @@ function answered(draft: ItemDraft, unchanged: ReadonlyMap<string, string> | und
 }
 
 /**
+ * Whether a document's drafts leave every one of its states as it is (DocumentKeys): each matches
+ * the key of one of them, and there are as many, all different. The comparison would write
+ * nothing for it (tracker.ts).
+ */
+function settles(drafts: readonly ItemDraft[], known: DocumentKeys | undefined): boolean {
+  if (!known?.whole || drafts.length !== known.keys.size) return false;
+  const ids = new Set<string>();
+  for (const draft of drafts) {
+    if (known.keys.get(draft.id) !== stateKey(draft)) return false;
+    ids.add(draft.id);
+  }
+  return ids.size === drafts.length;
+}
+
+/**
  * Each document's items and the positions of its entries that cannot be placed; or, when drafting
  * threw, only why (the main thread then drafts the batch itself, and meets the same error there).
+ * A settled document (`settled`: how many drafts it had) is answered without its drafts: the main
+ * thread would only have compared their keys again.
  */
 export interface DraftAnswer {
   id: number;
-  documents?: { drafts: (ItemDraft | ThinDraft)[]; unfilled: number[] }[];
+  documents?: { drafts: (ItemDraft | ThinDraft)[]; unfilled: number[]; settled?: number }[];
   error?: string;
   /** With `encodeContents`: the stored body of each draft's content, in order, end to end. */
   contents?: { bytes: Uint8Array; lengths: Uint32Array };
@@ -87,12 +114,16 @@ export function draftBatch(
   try {
     return {
       id,
-      documents: documents.map((entries) => {
+      documents: documents.map((entries, i) => {
         const { drafts, unfilled } = documentDrafts(entries, policy, site);
         between();
+        const positions = unfilled.map((entry) => entries.indexOf(entry));
+        const known = unchanged?.[i];
+        if (settles(drafts, known))
+          return { drafts: [], unfilled: positions, settled: drafts.length };
         return {
-          drafts: drafts.map((draft) => answered(draft, unchanged)),
-          unfilled: unfilled.map((entry) => entries.indexOf(entry)),
+          drafts: drafts.map((draft) => answered(draft, known?.keys)),
+          unfilled: positions,
         };
       }),
     };
