@@ -234,14 +234,16 @@ const OWN_COLUMNS: readonly string[] = [
   'added_at',
 ];
 
+/** Item ids whose versions one statement of statesOfDocuments looks up (SQLite binds ≤ 32,766). */
+const VERSION_LOOKUP = 2_000;
+
 /** The columns keysForDocuments reads (of the state, and of its version when it is slim). */
 const KEY_COLUMNS = {
   own: ['id', 'item_id', 'item_type', 'lang', 'source_document', 'removed', 'revision'],
   fromVersion: ['checksum', 'meta_hash'],
 } as const;
 
-/** Columns of a state's version and pending row in a joined read (statesOfDocuments). */
-const VERSION_SEQ = 'version_seq_from';
+/** Columns of a state's pending row in a joined read (statesOfDocuments). */
 const PENDING_ITEM = 'pending_item_id';
 const PENDING_PRINT = 'pending_policy_print';
 
@@ -388,12 +390,17 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * The state rows of these documents, each with its pending row's columns (PENDING_ITEM, null
    * when it has none) and, when it takes FROM_VERSION from its version, those filled in: one
-   * statement joining the three tables, its rows as the database gives them (toState reads any
-   * driver's booleans, numbers and JSON). Through the entity manager that was a query of the
-   * states, one of their pending rows and one of their versions per 200 items, each row converted
-   * column by column: a re-compare of every document of a 10k site spent 2 s of its main thread
-   * there. Only the columns a state is read with are selected (each value of each row becomes a
-   * property of an object in JavaScript: 26 columns, not the 40 of both rows).
+   * statement of the states joined with their pending rows, and one of the versions of the states
+   * that take their fields from them (by item id, a bounded list at a time), its rows as the
+   * database gives them (toState reads any driver's booleans, numbers and JSON). Through the
+   * entity manager that was a query of the states, one of their pending rows and one of their
+   * versions per 200 items, each row converted column by column: a re-compare of every document of
+   * a 10k site spent 2 s of its main thread there. The versions are not joined in the same
+   * statement: PostgreSQL planned that join for a batch of 100 documents as a scan of the whole
+   * versions table (or a parallel plan whose workers took 80 ms to start), 90 ms a statement and
+   * 9 of the 13 s of that re-compare. Only the columns a state is read with are selected (each
+   * value of each row becomes a property of an object in JavaScript: 26 columns, not the 40 of
+   * both rows).
    */
   async function statesOfDocuments(
     uid: string,
@@ -406,43 +413,46 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     const stateTable = tableOf(FRAGMENT_STATE_UID);
     const pendingTable = tableOf(PENDING_STATE_UID);
     const versionTable = tableOf(ITEM_VERSION_UID);
-    const joined = (await inCallersTransaction((knex) =>
+    const rows = (await inCallersTransaction((knex) =>
       knex(stateTable)
         .leftJoin(pendingTable, `${pendingTable}.item_id`, `${stateTable}.item_id`)
-        .leftJoin(versionTable, function ofRevision() {
-          this.on(`${versionTable}.item_id`, '=', `${stateTable}.item_id`)
-            .andOn(`${versionTable}.state_revision`, '=', `${stateTable}.revision`)
-            .andOnNull(`${stateTable}.checksum`);
-        })
         .select(
-          ...columns.own.map((column) => `${stateTable}.${column}`),
-          // (a column the state set since it was published, see `invalidate`, is its own)
-          ...columns.fromVersion.map((column) =>
-            knex.raw('coalesce(??, ??) as ??', [
-              `${stateTable}.${column}`,
-              `${versionTable}.${column}`,
-              column,
-            ]),
-          ),
-          `${versionTable}.seq_from as ${VERSION_SEQ}`,
+          ...[...columns.own, ...columns.fromVersion].map((column) => `${stateTable}.${column}`),
           `${pendingTable}.item_id as ${PENDING_ITEM}`,
           `${pendingTable}.policy_print as ${PENDING_PRINT}`,
         )
         .where(`${stateTable}.source_uid`, uid)
         .whereIn(`${stateTable}.source_document`, [...documentIds]),
     )) as Row[];
-    // A state meets each version made at its revision (the newest counts, as in fromVersions).
-    const rows = new Map<unknown, Row>();
-    for (const row of joined) {
-      const seen = rows.get(row.id);
-      if (!seen || Number(row[VERSION_SEQ]) > Number(seen[VERSION_SEQ])) rows.set(row.id, row);
+    const slim = rows.filter(takesFromVersion);
+    for (let i = 0; i < slim.length; i += VERSION_LOOKUP) {
+      const part = slim.slice(i, i + VERSION_LOOKUP);
+      const versions = (await inCallersTransaction((knex) =>
+        knex(versionTable)
+          .select('item_id', 'state_revision', 'seq_from', ...columns.fromVersion)
+          .whereIn(
+            'item_id',
+            part.map((row) => String(row.item_id)),
+          ),
+      )) as Row[];
+      // A state takes the version made at its revision (the newest, as in fromVersions).
+      const made = new Map<string, Row>();
+      for (const version of versions) {
+        const key = `${String(version.item_id)}\0${Number(version.state_revision)}`;
+        const seen = made.get(key);
+        if (!seen || Number(version.seq_from) > Number(seen.seq_from)) made.set(key, version);
+      }
+      for (const row of part) {
+        const version = made.get(`${String(row.item_id)}\0${Number(row.revision)}`);
+        if (!version)
+          throw new Error(
+            `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
+          );
+        // (a column the state set since it was published, see `invalidate`, is its own)
+        for (const column of columns.fromVersion) row[column] ??= version[column];
+      }
     }
-    for (const row of rows.values())
-      if (takesFromVersion(row))
-        throw new Error(
-          `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
-        );
-    return [...rows.values()];
+    return rows;
   }
 
   /** Delete the changelog rows whose ids `select` finds, a bounded batch at a time; returns how many went. */
