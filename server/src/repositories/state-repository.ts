@@ -58,7 +58,7 @@ export type StoredTrackedState = TrackedState & {
 
 /**
  * What a comparison must know of a state to tell that a document still publishes its item
- * unchanged (tracker.ts `settledDocuments`): the state without its versions, dates, history,
+ * unchanged (tracker.ts `unchangedKeys`): the state without its versions, dates, history,
  * reason and texts (`keysForDocuments`).
  */
 export type StateKeyRow = Pick<

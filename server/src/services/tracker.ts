@@ -1077,7 +1077,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       draftedOnThread: number;
       /** Drafts the thread answered thin: items whose states the pass found unchanged. */
       answeredThin: number;
-      /** Documents whose states the pass left uncompared, settled (settledDocuments). */
+      /** Documents the thread answered settled: their states left uncompared (`unchangedKeys`). */
       settled: number;
     }> {
       let documents = 0;
