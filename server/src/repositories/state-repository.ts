@@ -512,8 +512,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * The keys of these documents' states (StateKeyRow): one joined statement per batch of
-     * documents, as forDocuments, of 9 of its 26 columns and nothing decoded. A re-compare of
+     * The keys of these documents' states (StateKeyRow): read per batch of documents as
+     * forDocuments reads them (statesOfDocuments), 9 of its 26 columns and nothing decoded. A re-compare of
      * every document of a 10k site that finds nothing changed read each state whole (1.5 s of its
      * main thread for 140k states) only to compare two hashes.
      */
