@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { encodeBlob } from '../../server/src/repositories/blob-codec';
+import { blobKey, encodeBlob } from '../../server/src/repositories/blob-codec';
 import { encodeBodies } from '../../server/src/repositories/blob-encoder';
 import { askThread, stopPluginThread, useDraftingFile } from '../../server/src/utils/plugin-thread';
 import { draftOnThread } from '../../server/src/utils/drafting-thread';
@@ -34,7 +34,10 @@ describe("the plugin's thread", () => {
             unfilled: [],
           })),
         };
-      };`,
+      };
+      // (the real bundle exports core's blobKey; the test below holds this one to it)
+      exports.blobKey = (text) =>
+        require('node:crypto').createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');`,
     );
     useDraftingFile(path.join(dir, 'drafting.js'));
   });
@@ -84,7 +87,7 @@ describe("the plugin's thread", () => {
     expect(answered).toEqual(['texts', 'first', 'second']);
   });
 
-  it("Given a batch asked with its canonical texts encoded, Then each draft's text comes with the body this thread would store", async () => {
+  it("Given a batch asked with its canonical texts encoded, Then each draft's text comes by its item's id with the key and body this thread would store", async () => {
     const documents = [
       [
         { id: 'a', content: 'First — résumé '.repeat(30) },
@@ -105,9 +108,12 @@ describe("the plugin's thread", () => {
     const contents = documents
       .flat()
       .map((entry) => (entry as unknown as { content: string }).content);
-    expect([...made!.encoded.keys()]).toEqual(contents);
-    for (const text of contents)
-      expect(made!.encoded.get(text)!.equals(encodeBlob(text))).toBe(true);
+    expect([...made!.encoded.keys()]).toEqual(['a', 'b', 'c']);
+    expect([...made!.encoded.values()].map(({ text }) => text)).toEqual(contents);
+    for (const { text, key, body } of made!.encoded.values()) {
+      expect(key).toBe(blobKey(text));
+      expect(body.equals(encodeBlob(text))).toBe(true);
+    }
 
     // (without the flag, nothing is encoded)
     const plain = await draftOnThread({} as TypePolicy, {} as SiteContext, documents);

@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { sha256Bytes } from '../core/canonical';
+import { blobKey } from '../core/canonical';
 
 /**
  * How the plugin stores an item's data and canonical text (README "Storage"): each distinct text
@@ -32,17 +32,8 @@ export const DICTIONARY_V1 = Buffer.from(
   ].join(''),
 );
 
-/**
- * The key of a stored text: 128 bits of its SHA-256, base64url (22 characters). Two texts share a
- * key with a chance of about 1 in 10^26 on a site of 10 million texts. Earlier releases kept 192
- * bits (32 characters); their keys stay valid (a key is looked up, never recomputed), and a text
- * written again is stored under its new key beside the old row until the sweep collects that.
- * Each key is stored in its text's row and index and in up to four references per item, so its
- * length is paid about eight times per item.
- */
-export function blobKey(text: string): string {
-  return sha256Bytes(text).subarray(0, 16).toString('base64url');
-}
+// The key of a stored text is core's (`blobKey`): the plugin's thread keys what it encodes.
+export { blobKey };
 
 /**
  * The encoder of stored bodies, given zlib and DICTIONARY_V1: each text deflated when that is

@@ -60,6 +60,17 @@ const SWEEP_ROUND = 50_000;
 
 type Row = Record<string, unknown>;
 
+/** A text's key and stored body, made already (BlobRepository's prepare). */
+export interface EncodedText {
+  key: string;
+  body: Buffer;
+}
+
+/** A text with its key and stored body (a draft's canonical text, as the plugin's thread made them). */
+export interface EncodedContent extends EncodedText {
+  text: string;
+}
+
 /** Texts being stored (BlobRepository's prepare): every text's key, and the distinct ones' bodies. */
 export interface PreparedTexts {
   /** Each text's key, in the order given. */
@@ -139,21 +150,30 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     /**
      * Begin storing texts: their keys now, in order, and their bodies encoded meanwhile (on the
-     * encoder's thread when there are many, see blob-encoder.ts), for `store` to write; those in
-     * `encoded` (bodies by text, made already) are not encoded again. A write that needs only the
-     * keys for its other rows writes those first.
+     * encoder's thread when there are many, see blob-encoder.ts), for `store` to write. A text
+     * whose place in `given` holds its key and body made already (a first build's canonical texts,
+     * keyed and encoded on the plugin's thread with their drafts) is neither hashed nor encoded
+     * again. A write that needs only the keys for its other rows writes those first.
      */
-    prepare(texts: readonly string[], encoded?: ReadonlyMap<string, Buffer>): PreparedTexts {
-      const keys = texts.map(blobKey);
-      const distinct = new Map<string, string>();
-      texts.forEach((text, i) => distinct.set(keys[i]!, text));
+    prepare(
+      texts: readonly string[],
+      given: readonly (EncodedText | undefined)[] = [],
+    ): PreparedTexts {
+      const keys = texts.map((text, i) => given[i]?.key ?? blobKey(text));
+      // Each distinct key once, with its text and, when given, its body.
+      const distinct = new Map<string, { text: string; body: Buffer | undefined }>();
+      texts.forEach((text, i) => {
+        const known = distinct.get(keys[i]!);
+        if (!known) distinct.set(keys[i]!, { text, body: given[i]?.body });
+        else known.body ??= given[i]?.body;
+      });
       const values = [...distinct.values()];
-      const missing = values.filter((text) => !encoded?.has(text));
+      const missing = values.filter(({ body }) => body === undefined).map(({ text }) => text);
       const made = missing.length === 0 ? Promise.resolve([]) : encodeBodies(missing);
       // (the bodies encoded now, in order, fill the places of the texts not given)
       const bodies = made.then((fresh) => {
         let next = 0;
-        return values.map((text) => encoded?.get(text) ?? fresh[next++]!);
+        return values.map(({ body }) => body ?? fresh[next++]!);
       });
       return { keys, distinct: [...distinct.keys()], bodies };
     },

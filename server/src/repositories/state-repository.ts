@@ -4,7 +4,7 @@ import { impliedAddedEntry } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { bulkInsert, insertRows } from './bulk';
-import { createBlobRepository } from './blob-repository';
+import { type EncodedContent, createBlobRepository } from './blob-repository';
 import { decodeBlob } from './blob-codec';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
@@ -1001,8 +1001,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         published,
         encoded,
       }: {
-        /** Stored bodies of some of the texts written, encoded already (by text). */
-        encoded?: ReadonlyMap<string, Buffer>;
+        /**
+         * Canonical texts keyed and encoded already, by item id (a first build's, by the thread
+         * that drafted them): used for a state of that item whose text is the same.
+         */
+        encoded?: ReadonlyMap<string, EncodedContent>;
         /**
          * None of the states written existed and the aliases were empty when their comparison
          * began: an alias is made of a renamed item's id, whose state exists, so none of theirs
@@ -1022,9 +1025,15 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       if (writes.length === 0 && entries.length === 0 && compared.length === 0) return;
       // The texts' keys now; their bodies are encoded while the rows that need only the keys
       // are written, and stored last (rolled back with the states if these conflict).
+      const given: (EncodedContent | undefined)[] = [];
+      if (encoded)
+        for (const { state } of writes) {
+          const made = encoded.get(state.itemId);
+          given.push(undefined, made?.text === state.content ? made : undefined);
+        }
       const texts = blobs.prepare(
         writes.flatMap(({ state }) => [JSON.stringify(state.data), state.content]),
-        encoded,
+        given,
       );
       const keys = texts.keys;
       await strapi.db.transaction(async () => {

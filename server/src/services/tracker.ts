@@ -29,6 +29,7 @@ import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
 import { draftOnThread, isThin, type ThreadDocument } from '../utils/drafting-thread';
+import type { EncodedContent } from '../repositories/blob-repository';
 import { stateKey, type DocumentKeys } from '../workers/drafting';
 import type { EnabledType } from './config';
 import { LeaseLostError } from './snapshot-builder';
@@ -436,8 +437,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     hashes: Map<string, string>;
     batch: string[];
     drafts: ReadonlyMap<string, ThreadDocument> | undefined;
-    /** Stored bodies of texts the thread encoded with the drafts, by text. */
-    encoded?: ReadonlyMap<string, Buffer>;
+    /** The drafts' canonical texts the thread keyed and encoded, by item id. */
+    encoded?: ReadonlyMap<string, EncodedContent>;
     /** The states of `batch`'s documents, read (without texts) after their entries. */
     states?: readonly StoredTrackedState[];
     /** Documents of `batch` whose comparison would change nothing (answered settled, no drafts). */

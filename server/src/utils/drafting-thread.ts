@@ -1,5 +1,6 @@
 import type { DocumentDrafts, SiteContext, TypePolicy } from '../core/items';
 import type { EntrySource, ItemDraft } from '../core/types';
+import type { EncodedContent } from '../repositories/blob-repository';
 import type { DocumentKeys, DraftAnswer, DraftRequest, ThinDraft } from '../workers/drafting';
 import { askThread, draftingFile, unpacked } from './plugin-thread';
 
@@ -19,11 +20,14 @@ import { askThread, draftingFile, unpacked } from './plugin-thread';
 /** One document's drafts as the thread answers them: none for a settled one, with how many it had. */
 export type ThreadDocument = DocumentDrafts & { settled?: number };
 
-/** What the thread drafted: each document's drafts, and the bodies of texts it encoded. */
+/** What the thread drafted: each document's drafts, and the canonical texts it encoded. */
 export interface ThreadDrafts {
   documents: ThreadDocument[];
-  /** Stored bodies by text (the drafts' canonical texts, when asked for): a write's `encoded`. */
-  encoded: Map<string, Buffer>;
+  /**
+   * By item id, its draft's canonical text keyed and encoded (with `encodeContents`): a write's
+   * `encoded`, which uses one only for a state of the same text.
+   */
+  encoded: Map<string, EncodedContent>;
 }
 
 /**
@@ -53,7 +57,7 @@ export const isThin = (draft: ItemDraft): boolean => 'thin' in draft;
 /**
  * The drafts of each document of `documents` (each its entries in every locale), made on the
  * plugin's thread: what core's documentDrafts returns for it, in order; with `encodeContents`,
- * the stored bodies of their canonical texts too (a first build writes every one of them); with
+ * the keys and stored bodies of their canonical texts too (a first build writes every one of them); with
  * `unchanged` (each document's DocumentKeys), the drafts that match them answered thin
  * (wholeOrGuarded) and a document they settle answered without drafts. Null when the thread is
  * not available or could not draft them (the caller drafts on its own thread then).
@@ -83,12 +87,17 @@ export async function draftOnThread(
     return null;
   }
   if (!answer.documents) return null;
-  const encoded = new Map<string, Buffer>();
-  if (answer.contents) {
+  const encoded = new Map<string, EncodedContent>();
+  if (answer.contents && answer.contentKeys) {
     const bodies = unpacked(answer.contents);
+    const keys = answer.contentKeys;
     let i = 0;
     for (const { drafts } of answer.documents)
-      for (const draft of drafts) encoded.set((draft as ItemDraft).content, bodies[i++]!);
+      for (const draft of drafts) {
+        const text = (draft as ItemDraft).content;
+        encoded.set(draft.id, { text, key: keys[i]!, body: bodies[i]! });
+        i += 1;
+      }
   }
   return {
     documents: answer.documents.map(({ drafts, unfilled, settled }, i) => ({

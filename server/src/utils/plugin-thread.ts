@@ -40,7 +40,8 @@ const DRAFTING_FILE = 'drafting.js';
  * waited ~3 s for texts in all). Between two documents the thread takes the messages that came
  * meanwhile (receiveMessageOnPort): texts are encoded at once, batches to draft wait their turn.
  * A batch asked with `encodeContents` (a first build's, whose items are all new) is answered with
- * its drafts' canonical texts encoded too, so that its write has only the item data left to ask.
+ * its drafts' canonical texts encoded and keyed too, so that its write has only the item data left
+ * to ask, and hashes no canonical text.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -78,11 +79,16 @@ function answerDraft(message) {
   const answer = drafting.draftBatch(message, takeWaiting);
   if (!message.encodeContents || !answer.documents) return parentPort.postMessage(answer);
   const bodies = [];
+  const keys = [];
   for (const { drafts } of answer.documents) {
-    for (const draft of drafts) bodies.push(encode(draft.content));
+    for (const draft of drafts) {
+      bodies.push(encode(draft.content));
+      keys.push(drafting.blobKey(draft.content));
+    }
     takeWaiting();
   }
   answer.contents = packed(bodies);
+  answer.contentKeys = keys;
   parentPort.postMessage(answer, [answer.contents.bytes.buffer, answer.contents.lengths.buffer]);
 }
 parentPort.on('message', (message) => {

@@ -1,6 +1,9 @@
 import { documentDrafts, type SiteContext, type TypePolicy } from '../core/items';
 import type { EntrySource, ItemDraft } from '../core/types';
 
+// The key a canonical text is stored under: the thread keys what it encodes (`encodeContents`).
+export { blobKey } from '../core/canonical';
+
 /**
  * What the plugin's thread drafts (utils/plugin-thread.ts loads this module's bundle,
  * dist/server/drafting.js, on the first batch it is asked to draft): the items each document of
@@ -101,6 +104,8 @@ export interface DraftAnswer {
   error?: string;
   /** With `encodeContents`: the stored body of each draft's content, in order, end to end. */
   contents?: { bytes: Uint8Array; lengths: Uint32Array };
+  /** With `encodeContents`: the key of each draft's content (blobKey), in the same order. */
+  contentKeys?: string[];
 }
 
 /**
