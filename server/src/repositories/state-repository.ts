@@ -9,8 +9,14 @@ import { decodeBlob } from './blob-codec';
 import { createPluginStoreRepository } from './plugin-store-repository';
 import { ITEM_VERSION_UID } from './item-repository';
 import { itemColumns } from './models';
-import { META_HASH_LENGTH, readStoredItem } from '../core/items';
-import { checksumOf, storedChecksum, storedStateColumns, storedStateOf } from './stored-state';
+import { readStoredItem } from '../core/items';
+import {
+  checksumOf,
+  metaHashOf,
+  storedChecksum,
+  storedStateColumns,
+  storedStateOf,
+} from './stored-state';
 import { turnEventLoop } from '../utils/event-loop';
 import { messageOf } from '../core/errors';
 
@@ -247,6 +253,13 @@ const KEY_COLUMNS = {
 const PENDING_ITEM = 'pending_item_id';
 const PENDING_PRINT = 'pending_policy_print';
 
+/** The pending row joined to a state's row (statesOfDocuments), or undefined when it has none. */
+function joinedWaiting(row: Row): Waiting | undefined {
+  return row[PENDING_ITEM] === null || row[PENDING_ITEM] === undefined
+    ? undefined
+    : toWaiting({ policy_print: row[PENDING_PRINT] });
+}
+
 /**
  * A state's row; without `refs` that of a state published in the transaction that writes it, its
  * own columns only (the rest, FROM_VERSION, are its version's).
@@ -350,34 +363,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * Fill in, in place, the columns the rows of states published by a first build take from their
-   * versions (FROM_VERSION): the version of the item made at the state's revision, the newest if
-   * there were several. A column the state set since (`invalidate`) keeps its own value.
-   */
-  async function fromVersions(rows: Row[]): Promise<void> {
-    const slim = rows.filter(takesFromVersion);
-    for (let i = 0; i < slim.length; i += WRITE_BATCH) {
-      const part = slim.slice(i, i + WRITE_BATCH);
-      const versions = (await strapi.db.query(ITEM_VERSION_UID).findMany({
-        select: ['item_id', 'state_revision', ...FROM_VERSION],
-        where: { item_id: { $in: part.map((row) => String(row.item_id)) } },
-        orderBy: { seq_from: 'asc' },
-      })) as Row[];
-      const made = new Map<string, Row>();
-      for (const version of versions)
-        made.set(`${String(version.item_id)}\0${Number(version.state_revision)}`, version);
-      for (const row of part) {
-        const version = made.get(`${String(row.item_id)}\0${Number(row.revision)}`);
-        if (!version)
-          throw new Error(
-            `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
-          );
-        for (const column of FROM_VERSION) row[column] ??= version[column];
-      }
-    }
-  }
-
-  /**
    * Run `read` in the caller's transaction when there is one (a query on another connection would
    * wait for it on SQLite's single connection), else on the pool.
    */
@@ -385,6 +370,46 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     return strapi.db.inTransaction()
       ? (strapi.db.transaction(({ trx }) => read(trx)) as Promise<T>)
       : read(strapi.db.connection);
+  }
+
+  /**
+   * Fill in, in place, the columns (`columns`, of FROM_VERSION) the rows of states published by a
+   * first build take from their versions: the version of the item made at the state's revision,
+   * the newest if there were several, looked up by item id a bounded list at a time, its values as
+   * the database gives them (toState reads any driver's numbers and JSON). A column the state set
+   * since (`invalidate`) keeps its own value.
+   */
+  async function fromVersions(
+    rows: Row[],
+    columns: readonly string[] = FROM_VERSION,
+  ): Promise<void> {
+    const slim = rows.filter(takesFromVersion);
+    const versionTable = tableOf(ITEM_VERSION_UID);
+    for (let i = 0; i < slim.length; i += VERSION_LOOKUP) {
+      const part = slim.slice(i, i + VERSION_LOOKUP);
+      const versions = (await inCallersTransaction((knex) =>
+        knex(versionTable)
+          .select('item_id', 'state_revision', 'seq_from', ...columns)
+          .whereIn(
+            'item_id',
+            part.map((row) => String(row.item_id)),
+          ),
+      )) as Row[];
+      const made = new Map<string, Row>();
+      for (const version of versions) {
+        const key = `${String(version.item_id)}\0${Number(version.state_revision)}`;
+        const seen = made.get(key);
+        if (!seen || Number(version.seq_from) > Number(seen.seq_from)) made.set(key, version);
+      }
+      for (const row of part) {
+        const version = made.get(`${String(row.item_id)}\0${Number(row.revision)}`);
+        if (!version)
+          throw new Error(
+            `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
+          );
+        for (const column of columns) row[column] ??= version[column];
+      }
+    }
   }
 
   /**
@@ -412,7 +437,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   ): Promise<Row[]> {
     const stateTable = tableOf(FRAGMENT_STATE_UID);
     const pendingTable = tableOf(PENDING_STATE_UID);
-    const versionTable = tableOf(ITEM_VERSION_UID);
     const rows = (await inCallersTransaction((knex) =>
       knex(stateTable)
         .leftJoin(pendingTable, `${pendingTable}.item_id`, `${stateTable}.item_id`)
@@ -424,34 +448,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         .where(`${stateTable}.source_uid`, uid)
         .whereIn(`${stateTable}.source_document`, [...documentIds]),
     )) as Row[];
-    const slim = rows.filter(takesFromVersion);
-    for (let i = 0; i < slim.length; i += VERSION_LOOKUP) {
-      const part = slim.slice(i, i + VERSION_LOOKUP);
-      const versions = (await inCallersTransaction((knex) =>
-        knex(versionTable)
-          .select('item_id', 'state_revision', 'seq_from', ...columns.fromVersion)
-          .whereIn(
-            'item_id',
-            part.map((row) => String(row.item_id)),
-          ),
-      )) as Row[];
-      // A state takes the version made at its revision (the newest, as in fromVersions).
-      const made = new Map<string, Row>();
-      for (const version of versions) {
-        const key = `${String(version.item_id)}\0${Number(version.state_revision)}`;
-        const seen = made.get(key);
-        if (!seen || Number(version.seq_from) > Number(seen.seq_from)) made.set(key, version);
-      }
-      for (const row of part) {
-        const version = made.get(`${String(row.item_id)}\0${Number(row.revision)}`);
-        if (!version)
-          throw new Error(
-            `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
-          );
-        // (a column the state set since it was published, see `invalidate`, is its own)
-        for (const column of columns.fromVersion) row[column] ??= version[column];
-      }
-    }
+    await fromVersions(rows, columns.fromVersion);
     return rows;
   }
 
@@ -503,9 +500,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       for (let i = 0; i < documentIds.length; i += WRITE_BATCH) {
         const rows = await statesOfDocuments(uid, documentIds.slice(i, i + WRITE_BATCH));
         const pending = new Map<string, Waiting>();
-        for (const row of rows)
-          if (row[PENDING_ITEM] !== null && row[PENDING_ITEM] !== undefined)
-            pending.set(String(row.item_id), toWaiting({ policy_print: row[PENDING_PRINT] }));
+        for (const row of rows) {
+          const waiting = joinedWaiting(row);
+          if (waiting) pending.set(String(row.item_id), waiting);
+        }
         result.push(...(await withTexts(rows, texts === 'now' ? 'all' : 'later', pending)));
       }
       return result;
@@ -526,7 +524,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           KEY_COLUMNS,
         );
         for (const row of rows) {
-          const pending = row[PENDING_ITEM] !== null && row[PENDING_ITEM] !== undefined;
+          const waiting = joinedWaiting(row);
           result.push({
             itemId: String(row.item_id),
             type: String(row.item_type) as StateKeyRow['type'],
@@ -534,11 +532,9 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             sourceDocument: String(row.source_document),
             removed: removedOf(row),
             checksum: checksumOf(row.checksum),
-            metaHash: String(row.meta_hash).slice(0, META_HASH_LENGTH),
-            pending,
-            policyPrint: pending
-              ? toWaiting({ policy_print: row[PENDING_PRINT] }).print
-              : undefined,
+            metaHash: metaHashOf(row.meta_hash),
+            pending: waiting !== undefined,
+            policyPrint: waiting?.print,
           });
         }
       }

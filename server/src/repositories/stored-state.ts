@@ -27,6 +27,11 @@ export function checksumOf(value: unknown): string {
     : stored;
 }
 
+/** A stored metadata hash: earlier releases stored the whole SHA-256 in hex, whose first characters are today's hash. */
+export function metaHashOf(value: unknown): string {
+  return String(value).slice(0, META_HASH_LENGTH);
+}
+
 /**
  * A row's change history. Left empty while it is the one change that first published the item (a
  * history of its modification time alone: every item of a first build), and read back as that.
@@ -44,8 +49,7 @@ export function historyOf(row: Row): string[] {
 export function storedStateOf(row: Row): StoredItemState {
   return {
     checksum: checksumOf(row.checksum),
-    // Earlier releases stored the whole SHA-256 in hex: its first characters are today's hash.
-    metaHash: String(row.meta_hash).slice(0, META_HASH_LENGTH),
+    metaHash: metaHashOf(row.meta_hash),
     contentVersion: Number(row.content_version),
     metaVersion: Number(row.meta_version),
     modified: String(row.modified_at),
