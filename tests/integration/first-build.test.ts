@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { FirstPublish } from '../../server/src/services/tracker';
 import { createGeoRepository } from '../../server/src/repositories/geo-repository';
-import { blobKey, decodeBlob } from '../../server/src/repositories/blob-codec';
+import { blobKey, decodeBlob, encodeBlob } from '../../server/src/repositories/blob-codec';
+import { createStateRepository } from '../../server/src/repositories/state-repository';
 import { API, crawl, sha256 } from '../helpers/manifest';
 import { wipePluginRows } from '../helpers/stored';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
@@ -785,5 +786,55 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       expect((await history(item.id)).map((entry) => entry.date)).toEqual([
         item.changelog![0]!.date,
       ]);
+  });
+
+  it("stores a state's own canonical text when the text the thread keyed for its item is another", async () => {
+    // Given the first build's state of a section of the GEO article
+    await wipe();
+    await builder().rebuild({ trigger: 'test' });
+    const repository = createStateRepository({ strapi: app.strapi });
+    const [article] = (await knex()('articles')
+      .where({ slug: 'geo-index', locale: 'en' })
+      .whereNotNull('published_at')
+      .select('document_id')) as { document_id: string }[];
+    const states = await repository.forDocuments(ARTICLE, [article!.document_id]);
+    const state = states.find((candidate) => candidate.type === 'section')!;
+    expect(state).toBeDefined();
+
+    // When it is written with a text of its own while the thread's keyed texts hold another text
+    // for its item (a document drafted again on this thread after the thread drafted it)
+    const text = `${state.content}\n\nA sentence the thread never saw.`;
+    const other = 'The text the thread keyed and encoded for this item.';
+    await repository.write(
+      [
+        {
+          state: { ...state, content: text, revision: state.revision + 1 },
+          expectedRevision: state.revision,
+        },
+      ],
+      [],
+      [],
+      [],
+      {
+        encoded: new Map([
+          [state.itemId, { text: other, key: blobKey(other), body: encodeBlob(other) }],
+        ]),
+      },
+    );
+
+    // Then the state names its own text by that text's key, stored as written, and the other
+    // text is not stored at all
+    const [row] = (await knex()('sitemap_ai_fragment_states')
+      .where({ item_id: state.itemId })
+      .select('content_ref')) as { content_ref: string }[];
+    expect(row!.content_ref).toBe(blobKey(text));
+    const stored = (await knex()('sitemap_ai_texts')
+      .whereIn('key', [blobKey(text), blobKey(other)])
+      .select('key', 'body')) as { key: string; body: Buffer | string }[];
+    expect(stored.map(({ key, body }) => [key, decodeBlob(body)])).toEqual([[blobKey(text), text]]);
+    const [again] = (await repository.forDocuments(ARTICLE, [article!.document_id])).filter(
+      (candidate) => candidate.itemId === state.itemId,
+    );
+    expect(again!.content).toBe(text);
   });
 });
