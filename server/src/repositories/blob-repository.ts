@@ -66,7 +66,7 @@ export interface EncodedText {
   body: Buffer;
 }
 
-/** A text with its key and stored body (a draft's canonical text, as the plugin's thread made them). */
+/** A text with its key and stored body (a draft's canonical text, as the plugin's thread made it). */
 export interface EncodedContent extends EncodedText {
   text: string;
 }

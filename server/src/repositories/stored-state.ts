@@ -27,7 +27,10 @@ export function checksumOf(value: unknown): string {
     : stored;
 }
 
-/** A stored metadata hash: earlier releases stored the whole SHA-256 in hex, whose first characters are today's hash. */
+/**
+ * A stored metadata hash as compared: earlier releases stored the whole SHA-256 in hex, whose
+ * first characters are today's hash.
+ */
 export function metaHashOf(value: unknown): string {
   return String(value).slice(0, META_HASH_LENGTH);
 }

@@ -57,8 +57,8 @@ export const isThin = (draft: ItemDraft): boolean => 'thin' in draft;
 /**
  * The drafts of each document of `documents` (each its entries in every locale), made on the
  * plugin's thread: what core's documentDrafts returns for it, in order; with `encodeContents`,
- * the keys and stored bodies of their canonical texts too (a first build writes every one of them); with
- * `unchanged` (each document's DocumentKeys), the drafts that match them answered thin
+ * the keys and stored bodies of their canonical texts too (a first build writes every one of
+ * them); with `unchanged` (each document's DocumentKeys), the drafts that match them answered thin
  * (wholeOrGuarded) and a document they settle answered without drafts. Null when the thread is
  * not available or could not draft them (the caller drafts on its own thread then).
  */
