@@ -511,9 +511,9 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * The keys of these documents' states (StateKeyRow): read per batch of documents as
-     * forDocuments reads them (statesOfDocuments), 9 of its 26 columns and nothing decoded. A re-compare of
-     * every document of a 10k site that finds nothing changed read each state whole (1.5 s of its
-     * main thread for 140k states) only to compare two hashes.
+     * forDocuments reads them (statesOfDocuments), 9 of its 26 columns and nothing decoded. A
+     * re-compare of every document of a 10k site that finds nothing changed read each state whole
+     * (1.5 s of its main thread for 140k states) only to compare two hashes.
      */
     async keysForDocuments(uid: string, documentIds: readonly string[]): Promise<StateKeyRow[]> {
       const result: StateKeyRow[] = [];
@@ -1021,16 +1021,16 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       if (writes.length === 0 && entries.length === 0 && compared.length === 0) return;
       // The texts' keys now; their bodies are encoded while the rows that need only the keys
       // are written, and stored last (rolled back with the states if these conflict).
+      // Each state's data and canonical text, the text's key and body given when the thread made
+      // them for this very text.
+      const written: string[] = [];
       const given: (EncodedContent | undefined)[] = [];
-      if (encoded)
-        for (const { state } of writes) {
-          const made = encoded.get(state.itemId);
-          given.push(undefined, made?.text === state.content ? made : undefined);
-        }
-      const texts = blobs.prepare(
-        writes.flatMap(({ state }) => [JSON.stringify(state.data), state.content]),
-        given,
-      );
+      for (const { state } of writes) {
+        const made = encoded?.get(state.itemId);
+        written.push(JSON.stringify(state.data), state.content);
+        given.push(undefined, made?.text === state.content ? made : undefined);
+      }
+      const texts = blobs.prepare(written, given);
       const keys = texts.keys;
       await strapi.db.transaction(async () => {
         // What the documents were compared with, replaced with the states written from it: a hash
