@@ -135,6 +135,11 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     expect(result.snapshot.seq).toBe(1);
     expect(result.snapshot.changes).toEqual({ added: expected.size, changed: 0, removed: 0 });
     expectServedAsAtStart(await served());
+    // and counted by type as the items it serves are (counted afresh for a first snapshot)
+    const byType: Record<string, number> = {};
+    for (const item of expected.values()) byType[item.type] = (byType[item.type] ?? 0) + 1;
+    expect(Object.keys(byType).length).toBeGreaterThan(3);
+    expect(result.snapshot.counts).toEqual(byType);
     const versions = await expectVersionsSound();
     const states = new Map(
       (
