@@ -344,6 +344,115 @@ describe.each(testDatabases())('discovery documents on %s', (client) => {
     ).toEqual([]);
   });
 
+  it("makes a new snapshot's documents from the pages that changed, as a restarted instance makes them from every item", async () => {
+    const DOCUMENTS = ['robots.txt', 'llms.txt', 'rsl.xml', 'tdmrep.json', 'policy.json'];
+    const documents = app.strapi.documents('api::article.article' as never) as unknown as {
+      findFirst(q: unknown): Promise<{ documentId: string; body: string; sitemapAi?: object }>;
+      update(q: unknown): Promise<unknown>;
+      publish(q: unknown): Promise<unknown>;
+      unpublish(q: unknown): Promise<unknown>;
+    };
+    const draftOf = (slug: string) =>
+      documents.findFirst({ filters: { slug }, locale: 'en', status: 'draft' });
+    const served = async () => {
+      const texts = new Map<string, string>();
+      for (const doc of [...DOCUMENTS, 'sitemap.xml', 'sitemap-1.xml', 'sitemap-2.xml'])
+        texts.set(doc, (await get(`${API}/${doc}`).expect(200)).text);
+      return texts;
+    };
+    // Given the documents of the current snapshot served (its discovery index made)
+    const before = await served();
+    const { items } = await crawl(app.http);
+    const fragment = items.find(
+      (i) => i.id.startsWith('article:measuring-ai-crawler-ingest:en:') && i.type === 'section',
+    )!;
+    expect(permits(fragment.usage, 'infer')).toBe(true);
+
+    // When an editor denies inference on a fragment of one page, unpublishes another page and
+    // edits a third, and the next snapshot is built
+    const measuring = await draftOf('measuring-ai-crawler-ingest');
+    await documents.update({
+      documentId: measuring.documentId,
+      locale: 'en',
+      data: {
+        sitemapAi: {
+          ...(measuring.sitemapAi ?? {}),
+          fragments: { [fragment.id]: { usage: { infer: 'deny' } } },
+        },
+      },
+    });
+    await documents.publish({ documentId: measuring.documentId, locale: 'en' });
+    const tdm = await draftOf('tdm-licensing');
+    await documents.unpublish({ documentId: tdm.documentId, locale: 'en' });
+    const geo = await draftOf('geo-index');
+    await documents.update({
+      documentId: geo.documentId,
+      locale: 'en',
+      data: { body: `${geo.body}\n\nA paragraph for the discovery index.\n` },
+    });
+    await documents.publish({ documentId: geo.documentId, locale: 'en' });
+    await app.strapi.plugin('sitemap-ai').service('tracker').flush();
+    const built = await app.strapi
+      .plugin('sitemap-ai')
+      .service('snapshot-builder')
+      .rebuild({ trigger: 'test' });
+    expect(built.skipped).toBe(false);
+
+    // Then the first document asked for is made from the pages that changed: their versions are
+    // read, and no statement reads the snapshot's items whole
+    const statements: string[] = [];
+    const knex = app.strapi.db.connection;
+    const log = (query: { sql: string }) => statements.push(query.sql);
+    knex.on('query', log);
+    let after: Map<string, string>;
+    try {
+      after = await served();
+    } finally {
+      knex.off('query', log);
+    }
+    const versionReads = statements.filter((sql) => sql.includes('sitemap_ai_item_versions'));
+    expect(versionReads.some((sql) => sql.includes('parent_item') && / in \(/.test(sql))).toBe(
+      true,
+    );
+    expect(versionReads.filter((sql) => / limit /.test(sql) && !/ in \(| or /.test(sql))).toEqual(
+      [],
+    );
+    // and they changed where the site did
+    const page = `/articles/measuring-ai-crawler-ingest`;
+    expect(before.get('robots.txt')).not.toBe(after.get('robots.txt'));
+    expect(before.get('llms.txt')).toContain('tdm-licensing');
+    expect(after.get('llms.txt')).not.toContain('tdm-licensing');
+    expect(after.get('policy.json')).toContain(page);
+    // and every document states what the new manifest states
+    await expectAgreement();
+
+    // When the editor allows inference on that fragment again (a page whose fragments' usage
+    // loosens: the page's usage is folded anew, not with what it was)
+    const again = await draftOf('measuring-ai-crawler-ingest');
+    await documents.update({
+      documentId: again.documentId,
+      locale: 'en',
+      data: { sitemapAi: { ...(again.sitemapAi ?? {}), fragments: {} } },
+    });
+    await documents.publish({ documentId: again.documentId, locale: 'en' });
+    await app.strapi.plugin('sitemap-ai').service('tracker').flush();
+    await app.strapi.plugin('sitemap-ai').service('snapshot-builder').rebuild({ trigger: 'test' });
+    // Then the documents follow (robots.txt lets inference crawlers read that page again)
+    const loosened = await served();
+    expect(loosened.get('robots.txt')).not.toBe(after.get('robots.txt'));
+    await expectAgreement();
+
+    // and an instance started now, which reads every item, serves the very same documents
+    const database = app.database;
+    await app.close({ keepDatabase: true });
+    app = await bootPlayground(client, {
+      database,
+      env: { SITEMAP_AI_SITEMAP_URLS_PER_FILE: String(URLS_PER_FILE) },
+    });
+    const restarted = await served();
+    for (const [doc, text] of loosened) expect(restarted.get(doc), doc).toBe(text);
+  });
+
   it('answers 304 to a current copy and 4xx to bad requests, changing nothing', async () => {
     for (const doc of [
       'robots.txt',

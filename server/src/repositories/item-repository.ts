@@ -148,6 +148,29 @@ function dataOf(row: Row, texts: ReadonlyMap<string, string>, citation = true): 
   return readStoredItem(data, checksumOf(row.checksum), citation);
 }
 
+/** The columns of a version the discovery documents fold into one policy per page. */
+const POLICY_FIELDS = [
+  'item_id',
+  'seq_from',
+  'item_type',
+  'source_uid',
+  'parent_item',
+  'data_ref',
+  'data',
+  'checksum',
+];
+
+/** Versions as the policy fold reads them: their data without its citation built. */
+function toPolicyRows(rows: readonly Row[], texts: ReadonlyMap<string, string>) {
+  return rows.map((row) => ({
+    itemId: String(row.item_id),
+    type: String(row.item_type),
+    sourceUid: String(row.source_uid),
+    parent: row.parent_item ? String(row.parent_item) : undefined,
+    data: dataOf(row, texts, false),
+  }));
+}
+
 function contentOf(row: Row, texts: ReadonlyMap<string, string>): string {
   return row.content_ref ? storedText(row, 'content_ref', texts) : String(row.content ?? '');
 }
@@ -434,25 +457,58 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         where: { ...validIn(snapshot), ...keysetFilters(after, {}) },
         orderBy: { item_id: 'asc' },
         limit: limit + 1,
-        select: [
-          'item_id',
-          'seq_from',
-          'item_type',
-          'source_uid',
-          'parent_item',
-          'data_ref',
-          'data',
-          'checksum',
-        ],
+        select: POLICY_FIELDS,
       })) as Row[];
-      const texts = await textsOf(rows, 'data_ref');
-      return rows.map((row) => ({
-        itemId: String(row.item_id),
-        type: String(row.item_type),
-        sourceUid: String(row.source_uid),
-        parent: row.parent_item ? String(row.parent_item) : undefined,
-        data: dataOf(row, texts, false),
-      }));
+      return toPolicyRows(rows, await textsOf(rows, 'data_ref'));
+    },
+
+    /**
+     * The pages (article items' ids) whose item or any of whose fragments changed from snapshot
+     * `from` to `to`: a version opened or closed in (from, to]. Null when the versions that changed
+     * are more than `limit` (the caller reads the snapshot whole instead). The versions closed in
+     * that range must still be stored: `from` no older than the oldest retained snapshot.
+     */
+    async pagesChangedBetween(from: number, to: number, limit: number): Promise<string[] | null> {
+      const rows = (await query().findMany({
+        where: {
+          $or: [{ seq_from: { $gt: from, $lte: to } }, { seq_to: { $gt: from, $lte: to } }],
+        },
+        limit: limit + 1,
+        select: ['item_id', 'item_type', 'parent_item'],
+      })) as Row[];
+      if (rows.length > limit) return null;
+      const pages = new Set<string>();
+      for (const row of rows) {
+        if (row.item_type === 'article') pages.add(String(row.item_id));
+        else if (row.parent_item) pages.add(String(row.parent_item));
+      }
+      return [...pages];
+    },
+
+    /**
+     * What policyPage reads, for these pages only: each one's item and its fragments valid in
+     * snapshot S, in id order, a bounded list of pages a statement.
+     */
+    async policyOfPages(
+      snapshot: number,
+      pageIds: readonly string[],
+    ): Promise<
+      { itemId: string; type: string; sourceUid: string; parent?: string; data: ManifestItem }[]
+    > {
+      const result = [];
+      for (let i = 0; i < pageIds.length; i += WRITE_BATCH) {
+        const ids = pageIds.slice(i, i + WRITE_BATCH);
+        const rows = (await query().findMany({
+          where: {
+            ...validIn(snapshot),
+            $or: [{ item_id: { $in: ids } }, { parent_item: { $in: ids } }],
+          },
+          orderBy: { item_id: 'asc' },
+          select: POLICY_FIELDS,
+        })) as Row[];
+        result.push(...toPolicyRows(rows, await textsOf(rows, 'data_ref')));
+      }
+      return result;
     },
 
     /** Page items of snapshot S with their canonical text, in id order after `after`. */
