@@ -6,6 +6,19 @@ const INSERT_CHUNK = 200;
 /** The query builder Strapi's database runs on (knex), as a transaction hands it out. */
 type Knex = Core.Strapi['db']['connection'];
 
+/**
+ * Run `read` in the caller's transaction when there is one (a query on another connection would
+ * wait for it on SQLite's single connection), else on the pool.
+ */
+export function inCallersTransaction<T>(
+  strapi: Core.Strapi,
+  read: (knex: Knex) => Promise<T>,
+): Promise<T> {
+  return strapi.db.inTransaction()
+    ? (strapi.db.transaction(({ trx }) => read(trx)) as Promise<T>)
+    : read(strapi.db.connection);
+}
+
 interface AttributeMeta {
   type?: string;
   columnName?: string;

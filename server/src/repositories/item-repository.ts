@@ -5,7 +5,7 @@ import type { TrackedState } from '../core/tracking';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
 import { SnapshotGoneError } from '../core/errors';
 import { readStoredItem, versionString } from '../core/items';
-import { bulkInsert } from './bulk';
+import { bulkInsert, inCallersTransaction } from './bulk';
 import { createBlobRepository } from './blob-repository';
 import { checksumOf, historyOf, storedStateColumns, storedStateOf } from './stored-state';
 
@@ -160,8 +160,17 @@ const POLICY_FIELDS = [
   'checksum',
 ];
 
+/** A version as the discovery documents' policy fold reads it (policyPage, policyOfPages). */
+export interface PolicyRow {
+  itemId: string;
+  type: string;
+  sourceUid: string;
+  parent?: string;
+  data: ManifestItem;
+}
+
 /** Versions as the policy fold reads them: their data without its citation built. */
-function toPolicyRows(rows: readonly Row[], texts: ReadonlyMap<string, string>) {
+function toPolicyRows(rows: readonly Row[], texts: ReadonlyMap<string, string>): PolicyRow[] {
   return rows.map((row) => ({
     itemId: String(row.item_id),
     type: String(row.item_type),
@@ -260,16 +269,14 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async countByType(snapshot: number): Promise<Record<string, number>> {
       const table = strapi.db.metadata.get(ITEM_VERSION_UID as never).tableName;
-      const read = (knex: Core.Strapi['db']['connection']) =>
+      const rows = (await inCallersTransaction(strapi, (knex) =>
         knex(table)
           .select('item_type')
           .count({ n: '*' })
           .where('seq_from', '<=', snapshot)
           .andWhere('seq_to', '>', snapshot)
-          .groupBy('item_type');
-      const rows = (await (strapi.db.inTransaction()
-        ? strapi.db.transaction(({ trx }) => read(trx))
-        : read(strapi.db.connection))) as { item_type: unknown; n: unknown }[];
+          .groupBy('item_type'),
+      )) as { item_type: unknown; n: unknown }[];
       const byType = new Map(rows.map((row) => [String(row.item_type), Number(row.n)]));
       const counts: Record<string, number> = {};
       for (const type of ITEM_TYPES) {
@@ -446,13 +453,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * the discovery documents fold into one policy per page. `limit + 1` rows tell whether more follow.
      * Their data comes without its citation built (they read licences, usages, titles and URLs).
      */
-    async policyPage(
-      snapshot: number,
-      after: string,
-      limit: number,
-    ): Promise<
-      { itemId: string; type: string; sourceUid: string; parent?: string; data: ManifestItem }[]
-    > {
+    async policyPage(snapshot: number, after: string, limit: number): Promise<PolicyRow[]> {
       const rows = (await query().findMany({
         where: { ...validIn(snapshot), ...keysetFilters(after, {}) },
         orderBy: { item_id: 'asc' },
@@ -494,13 +495,8 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * What policyPage reads, for these pages only: each one's item and its fragments valid in
      * snapshot S, in id order, a bounded list of pages a statement.
      */
-    async policyOfPages(
-      snapshot: number,
-      pageIds: readonly string[],
-    ): Promise<
-      { itemId: string; type: string; sourceUid: string; parent?: string; data: ManifestItem }[]
-    > {
-      const result = [];
+    async policyOfPages(snapshot: number, pageIds: readonly string[]): Promise<PolicyRow[]> {
+      const result: PolicyRow[] = [];
       for (let i = 0; i < pageIds.length; i += WRITE_BATCH) {
         const ids = pageIds.slice(i, i + WRITE_BATCH);
         const rows = (await query().findMany({

@@ -3,7 +3,7 @@ import type { AliasRecord, ChangelogRecord, StateWrite, TrackedState } from '../
 import { impliedAddedEntry } from '../core/tracking';
 import type { ChangelogEntry, ManifestItem } from '../core/types';
 import { WRITE_BATCH, optionalNumber, parseJson } from './json';
-import { bulkInsert, insertRows } from './bulk';
+import { bulkInsert, inCallersTransaction, insertRows } from './bulk';
 import { type EncodedContent, createBlobRepository } from './blob-repository';
 import { decodeBlob } from './blob-codec';
 import { createPluginStoreRepository } from './plugin-store-repository';
@@ -45,7 +45,6 @@ const LIVE_PAGE = 1000;
 const MAX_ALIAS_HOPS = 10;
 
 type Row = Record<string, unknown>;
-type Knex = Core.Strapi['db']['connection'];
 
 /** Another writer changed a state between our read and our write: the caller retries. */
 export class StateConflictError extends Error {
@@ -363,16 +362,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * Run `read` in the caller's transaction when there is one (a query on another connection would
-   * wait for it on SQLite's single connection), else on the pool.
-   */
-  function inCallersTransaction<T>(read: (knex: Knex) => Promise<T>): Promise<T> {
-    return strapi.db.inTransaction()
-      ? (strapi.db.transaction(({ trx }) => read(trx)) as Promise<T>)
-      : read(strapi.db.connection);
-  }
-
-  /**
    * Fill in, in place, the columns (`columns`, of FROM_VERSION) the rows of states published by a
    * first build take from their versions: the version of the item made at the state's revision,
    * the newest if there were several, looked up by item id a bounded list at a time, its values as
@@ -387,7 +376,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     const versionTable = tableOf(ITEM_VERSION_UID);
     for (let i = 0; i < slim.length; i += VERSION_LOOKUP) {
       const part = slim.slice(i, i + VERSION_LOOKUP);
-      const versions = (await inCallersTransaction((knex) =>
+      const versions = (await inCallersTransaction(strapi, (knex) =>
         knex(versionTable)
           .select('item_id', 'state_revision', 'seq_from', ...columns)
           .whereIn(
@@ -437,7 +426,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   ): Promise<Row[]> {
     const stateTable = tableOf(FRAGMENT_STATE_UID);
     const pendingTable = tableOf(PENDING_STATE_UID);
-    const rows = (await inCallersTransaction((knex) =>
+    const rows = (await inCallersTransaction(strapi, (knex) =>
       knex(stateTable)
         .leftJoin(pendingTable, `${pendingTable}.item_id`, `${stateTable}.item_id`)
         .select(

@@ -25,6 +25,7 @@ import { servedItem } from '../core/items';
 import { sitemapPartStarts, sitemapUrlBytes } from '../core/sitemap';
 import type { ManifestItem, Usage } from '../core/types';
 import type { DiscoveryConfig } from '../core/config';
+import type { PolicyRow } from '../repositories/item-repository';
 import type { SnapshotRecord } from '../repositories/snapshot-repository';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
@@ -128,10 +129,7 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /** Adds one version, as policyPage reads it, to a fold of pages and their fragments' usages. */
-  function foldRow(
-    fold: PolicyFold,
-    row: { itemId: string; type: string; sourceUid: string; parent?: string; data: ManifestItem },
-  ): void {
+  function foldRow(fold: PolicyFold, row: PolicyRow): void {
     const data = row.data;
     if (row.type === 'article') {
       fold.pages.set(row.itemId, {
