@@ -605,13 +605,33 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     const before = await served();
     expect(before.size).toBe(first.snapshot.itemCount);
     // Then the states it published hold none of what their versions hold
-    const stateColumns = ['checksum', 'meta_hash', 'modified_at', 'data_ref', 'content_ref'];
+    const stateColumns = [
+      'checksum',
+      'meta_hash',
+      'modified_at',
+      'data_ref',
+      'data_body',
+      'content_ref',
+    ];
     const states = (await knex()('sitemap_ai_fragment_states').select(stateColumns)) as Record<
       string,
       unknown
     >[];
     expect(states).toHaveLength(before.size);
     expect(states.filter((row) => Object.values(row).some((value) => value !== null))).toEqual([]);
+    // and each version keeps its item's data in its row: the stored texts are the canonical ones
+    const versions = (await knex()('sitemap_ai_item_versions').select(
+      'data_ref',
+      'data_body',
+      'content_ref',
+    )) as { data_ref: string | null; data_body: string | null; content_ref: string }[];
+    expect(versions).toHaveLength(before.size);
+    expect(versions.filter((row) => row.data_ref !== null || !row.data_body)).toEqual([]);
+    const canonical = new Set(versions.map((row) => row.content_ref));
+    const storedKeys = ((await knex()('sitemap_ai_texts').select('key')) as { key: string }[]).map(
+      (row) => row.key,
+    );
+    expect(new Set(storedKeys)).toEqual(canonical);
     const changelogRows = await rowsOf('sitemap_ai_changelog');
 
     // When every document is compared with its states again (what they were compared with
@@ -654,14 +674,27 @@ describe.each(testDatabases())('a first build on %s', (client) => {
           version: before.get(id)!.version,
           checksum: before.get(id)!.checksum,
         });
-    // and the edited states hold their own fields again
+    // and the edited states hold their own fields again, their data a stored text like their
+    // new versions'
     const rewritten = (await knex()('sitemap_ai_fragment_states')
       .whereIn(
         'item_id',
         edited.map((item) => item.id),
       )
-      .select('checksum')) as { checksum: string | null }[];
+      .select('checksum', 'data_ref', 'data_body')) as {
+      checksum: string | null;
+      data_ref: string | null;
+      data_body: string | null;
+    }[];
     expect(rewritten.map((row) => row.checksum === null)).toEqual(edited.map(() => false));
+    expect(rewritten.filter((row) => row.data_ref === null || row.data_body !== null)).toEqual([]);
+    const newVersions = (await knex()('sitemap_ai_item_versions')
+      .where('seq_from', 2)
+      .select('data_ref', 'data_body')) as { data_ref: string | null; data_body: string | null }[];
+    expect(newVersions).toHaveLength(edited.length);
+    expect(newVersions.filter((row) => row.data_ref === null || row.data_body !== null)).toEqual(
+      [],
+    );
     await expectVersionsSound();
   });
 

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { blobKey, decodeBlob } from './blob-codec';
+import { blobKey, decodeBlob, textOfBody } from './blob-codec';
 import { encodeBodies } from './blob-encoder';
 import { insertRows } from './bulk';
 import { WRITE_BATCH } from './json';
@@ -212,6 +212,16 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const prepared = this.prepare(texts);
       await this.store(prepared);
       return prepared.keys;
+    },
+
+    /**
+     * Texts encoded to be kept in the rows that use them (models.ts `data_body`), not stored here
+     * under a key: neither hashed nor written to this table (on the plugin's thread when there are
+     * many, as `prepare`). Never rejects.
+     */
+    inline(texts: readonly string[]): Promise<string[]> {
+      if (texts.length === 0) return Promise.resolve([]);
+      return encodeBodies(texts).then((bodies) => bodies.map(textOfBody));
     },
 
     /** The stored bodies of these keys, still encoded (a key not stored is absent from the map). */

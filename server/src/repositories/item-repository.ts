@@ -7,6 +7,7 @@ import { SnapshotGoneError } from '../core/errors';
 import { readStoredItem, versionString } from '../core/items';
 import { bulkInsert, inCallersTransaction } from './bulk';
 import { createBlobRepository } from './blob-repository';
+import { decodeBlob } from './blob-codec';
 import { checksumOf, historyOf, storedStateColumns, storedStateOf } from './stored-state';
 
 export const ITEM_VERSION_UID = 'plugin::sitemap-ai.item-version' as const;
@@ -37,8 +38,15 @@ export interface NewItemVersion {
   stabilityPin?: number;
   /** The revision of the tracked state this version publishes (what settling it checks). */
   stateRevision?: number;
-  /** The item's data and canonical text: stored already (their keys), or to be stored. */
-  stored: { dataRef: string; contentRef: string } | { data: ManifestItem; content: string };
+  /**
+   * The item's data and canonical text: stored already (their keys), the data to keep in the
+   * version's row (`dataBody`, blob-codec `textOfBody`) and the text stored already, or both to be
+   * stored.
+   */
+  stored:
+    | { dataRef: string; contentRef: string }
+    | { dataBody: string; contentRef: string }
+    | { data: ManifestItem; content: string };
 }
 
 /** The version of snapshot `seq` that publishes a tracked state, its texts `stored` as given. */
@@ -112,6 +120,7 @@ const SERVED_FIELDS = [
   'item_id',
   'seq_from',
   'data_ref',
+  'data_body',
   'data',
   'checksum',
   'modified_at',
@@ -137,13 +146,20 @@ function toVersion(row: Row): ItemVersion {
 }
 
 /**
- * The row's data (`checksum` among the columns read): from its stored text, or inline on rows
- * written before texts were stored by key; its citation built unless `citation` is false.
+ * The row's data (`checksum` among the columns read): from its stored text, kept in the row
+ * (`data_body`, a first build's), or inline on rows written before texts were stored by key; its
+ * citation built unless `citation` is false.
  */
 function dataOf(row: Row, texts: ReadonlyMap<string, string>, citation = true): ManifestItem {
-  // A query that left the column out would serve the text "undefined" as the item's checksum.
+  // A query that left a column out would serve the text "undefined" as the item's checksum, or
+  // an empty item.
   if (row.checksum === undefined) throw new Error('the checksum of this version was not read');
-  const stored = row.data_ref ? storedText(row, 'data_ref', texts) : row.data;
+  if (row.data_body === undefined) throw new Error('the data of this version was not read');
+  const stored = row.data_ref
+    ? storedText(row, 'data_ref', texts)
+    : row.data_body
+      ? decodeBlob(row.data_body as string)
+      : row.data;
   const data = parseJson<ManifestItem>(stored, {} as ManifestItem);
   return readStoredItem(data, checksumOf(row.checksum), citation);
 }
@@ -156,6 +172,7 @@ const POLICY_FIELDS = [
   'source_uid',
   'parent_item',
   'data_ref',
+  'data_body',
   'data',
   'checksum',
 ];
@@ -318,7 +335,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         },
         orderBy: { item_id: 'asc' },
         limit: limit + 1,
-        select: ['item_id', 'seq_from', 'data_ref', 'data', 'checksum'],
+        select: ['item_id', 'seq_from', 'data_ref', 'data_body', 'data', 'checksum'],
       })) as Row[];
       const texts = await textsOf(rows, 'data_ref');
       return rows.map((row) => {
@@ -344,7 +361,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const keys = await blobs.put(inline);
       let next = 0;
       const refsOf = (v: NewItemVersion) =>
-        'dataRef' in v.stored ? v.stored : { dataRef: keys[next++]!, contentRef: keys[next++]! };
+        'data' in v.stored ? { dataRef: keys[next++]!, contentRef: keys[next++]! } : v.stored;
       await bulkInsert(
         strapi,
         ITEM_VERSION_UID,
@@ -360,9 +377,11 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           ...storedStateColumns(v.state),
           stability_pin: v.stabilityPin ?? null,
           state_revision: v.stateRevision ?? null,
-          ...(({ dataRef, contentRef }) => ({ data_ref: dataRef, content_ref: contentRef }))(
-            refsOf(v),
-          ),
+          ...((stored) => ({
+            data_ref: 'dataRef' in stored ? stored.dataRef : null,
+            data_body: 'dataBody' in stored ? stored.dataBody : null,
+            content_ref: stored.contentRef,
+          }))(refsOf(v)),
         })),
       );
     },

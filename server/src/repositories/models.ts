@@ -53,6 +53,11 @@ export const itemColumns = (): Record<string, Attribute> => ({
   history: json(),
   stability_pin: { type: 'float' },
   data_ref: string(),
+  // The item's data itself, stored in the row instead of under a key (`data_ref` null): what a
+  // version made by a first build holds, its state taking it from there (README "Storage"). Text
+  // (blob-codec `textOfBody`), not bytes: the entity manager turns a text column's value into a
+  // string, both ways.
+  data_body: text(),
   content_ref: string(),
   // Item data and canonical text inline: rows written before texts were stored by key.
   data: json(),

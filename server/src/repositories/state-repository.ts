@@ -54,10 +54,14 @@ export class StateConflictError extends Error {
   }
 }
 
-/** A tracked state as read, with the keys of its stored data and text (absent on rows of 0.x). */
+/**
+ * A tracked state as read, with the keys of its stored data and text (absent on rows of 0.x), or
+ * its data as kept in its row (`dataInRow`, still encoded: a first build's, read from its version).
+ */
 export type StoredTrackedState = TrackedState & {
   pending: boolean;
   dataRef?: string;
+  dataInRow?: string;
   contentRef?: string;
 };
 
@@ -128,11 +132,13 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
       const lazy = this[LAZY];
       if (lazy.data) return lazy.data;
       if (lazy.load === 'later') throw new Error('the stored texts of this state were not read');
-      const text = !this.dataRef
-        ? null
-        : lazy.dataBody === undefined
+      const text = this.dataRef
+        ? lazy.dataBody === undefined
           ? '{}'
-          : decodeBlob(lazy.dataBody);
+          : decodeBlob(lazy.dataBody)
+        : this.dataInRow
+          ? decodeBlob(this.dataInRow)
+          : null;
       const stored = parseJson<ManifestItem>(text ?? lazy.inlineData, {} as ManifestItem);
       // A build reads a state's licence, usage and page, and publishes its stored text by key:
       // it leaves the citation as stored (core/items.ts `readStoredItem`), unbuilt.
@@ -198,6 +204,7 @@ function toState(
         ? undefined
         : new Date(Number(row.added_at)).toISOString(),
     dataRef,
+    dataInRow: dataRef || !row.data_body ? undefined : String(row.data_body),
     contentRef,
   } satisfies Omit<StoredTrackedState, 'data' | 'content'>;
   const lazy: LazyTexts = {
@@ -282,6 +289,7 @@ function toRow(state: TrackedState, refs: { data: string; content: string } | nu
     ...storedStateColumns(state),
     stability_pin: state.stabilityPin ?? null,
     data_ref: refs.data,
+    data_body: null,
     content_ref: refs.content,
     data: null,
     content: null,
@@ -999,11 +1007,14 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         noAliases?: boolean;
         /**
          * A first build publishing as it tracks: these states are made versions by `insert`, in
-         * the same transaction, given their stored texts' keys, and wait for no build.
+         * the same transaction, given their canonical texts' keys and their data to keep in the
+         * version's row, and wait for no build.
          */
         published?: {
           itemIds: ReadonlySet<string>;
-          insert(refs: ReadonlyMap<string, { dataRef: string; contentRef: string }>): Promise<void>;
+          insert(
+            refs: ReadonlyMap<string, { dataBody: string; contentRef: string }>,
+          ): Promise<void>;
         };
       } = {},
     ): Promise<void> {
@@ -1011,15 +1022,30 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       // The texts' keys now; their bodies are encoded while the rows that need only the keys
       // are written, and stored last (rolled back with the states if these conflict).
       // Each state's data and canonical text, the text's key and body given when the thread made
-      // them for this very text.
+      // them for this very text. The data of a state published now is kept in its version's row
+      // instead (README "Storage"): no two versions of a first build share one, and as a stored
+      // text each was a row and a random entry of the texts' key index more, and a hash.
       const written: string[] = [];
       const given: (EncodedContent | undefined)[] = [];
+      const inRow: string[] = [];
+      /** Per write: where its data's key (`data`) or body (`inRow`) comes, and its text's key. */
+      const places: { data: number; inRow: number; content: number }[] = [];
+      const place = (text: string, made?: EncodedContent) => {
+        given.push(made);
+        return written.push(text) - 1;
+      };
       for (const { state } of writes) {
         const made = encoded?.get(state.itemId);
-        written.push(JSON.stringify(state.data), state.content);
-        given.push(undefined, made?.text === state.content ? made : undefined);
+        const data = JSON.stringify(state.data);
+        const kept = published?.itemIds.has(state.itemId) === true;
+        places.push({
+          data: kept ? -1 : place(data),
+          inRow: kept ? inRow.push(data) - 1 : -1,
+          content: place(state.content, made?.text === state.content ? made : undefined),
+        });
       }
       const texts = blobs.prepare(written, given);
+      const bodiesInRow = blobs.inline(inRow);
       const keys = texts.keys;
       await strapi.db.transaction(async () => {
         // What the documents were compared with, replaced with the states written from it: a hash
@@ -1045,7 +1071,11 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             hash === null ? [] : [{ source_uid: uid, source_document: documentId, hash }],
           ),
         );
-        const refsOf = (i: number) => ({ data: keys[2 * i]!, content: keys[2 * i + 1]! });
+        const refsOf = (i: number) => {
+          const { data, content } = places[i]!;
+          if (data < 0) throw new Error('the data of a state published now is kept in its version');
+          return { data: keys[data]!, content: keys[content]! };
+        };
         // An id that is live again is no longer an alias; a renamed one becomes one.
         const live = writes.filter((w) => !w.state.removed).map((w) => w.state.itemId);
         const replaced = [...(noAliases ? [] : live), ...renames.map((r) => r.oldId)];
@@ -1083,14 +1113,6 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
             if (Number(result.count) !== 1) throw new StateConflictError(state.itemId);
           }
         }
-        if (published) {
-          const refs = new Map<string, { dataRef: string; contentRef: string }>();
-          writes.forEach(({ state }, i) => {
-            if (published.itemIds.has(state.itemId))
-              refs.set(state.itemId, { dataRef: refsOf(i).data, contentRef: refsOf(i).content });
-          });
-          await published.insert(refs);
-        }
         // Each state written waits for the next build at its new revision (one published now, no build).
         const rewritten = writes.flatMap((w) =>
           w.expectedRevision === null ? [] : [w.state.itemId],
@@ -1115,6 +1137,20 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           ),
         );
         await bulkInsert(strapi, CHANGELOG_UID, entries.map(toChangelogRow));
+        // (last, as their data encoded meanwhile)
+        if (published) {
+          const made = await bodiesInRow;
+          const refs = new Map<string, { dataBody: string; contentRef: string }>();
+          writes.forEach(({ state }, i) => {
+            const place = places[i]!;
+            if (place.inRow >= 0)
+              refs.set(state.itemId, {
+                dataBody: made[place.inRow]!,
+                contentRef: keys[place.content]!,
+              });
+          });
+          await published.insert(refs);
+        }
         await blobs.store(texts);
       });
     },

@@ -147,7 +147,9 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
       seq,
       state.dataRef && state.contentRef
         ? { dataRef: state.dataRef, contentRef: state.contentRef }
-        : { data: state.data, content: state.content },
+        : state.dataInRow && state.contentRef
+          ? { dataBody: state.dataInRow, contentRef: state.contentRef }
+          : { data: state.data, content: state.content },
     );
   }
 
