@@ -17,7 +17,7 @@ export async function storedData(
   const query = strapi.db.query(uid as never);
   const row = (await query.findOne({ where: { id: rowId } })) as {
     data_ref: string | null;
-    data_body: string | null;
+    data_body: Buffer | string | null;
   };
   const text = row.data_ref
     ? (await blobs.texts([row.data_ref])).get(row.data_ref)

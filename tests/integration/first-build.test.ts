@@ -619,14 +619,28 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     >[];
     expect(states).toHaveLength(before.size);
     expect(states.filter((row) => Object.values(row).some((value) => value !== null))).toEqual([]);
-    // and each version keeps its item's data in its row: the stored texts are the canonical ones
+    // and each version keeps its item's data in its row, as bytes that decode to what is served:
+    // the stored texts are the canonical ones
     const versions = (await knex()('sitemap_ai_item_versions').select(
+      'item_id',
       'data_ref',
       'data_body',
       'content_ref',
-    )) as { data_ref: string | null; data_body: string | null; content_ref: string }[];
+    )) as { item_id: string; data_ref: string | null; data_body: unknown; content_ref: string }[];
     expect(versions).toHaveLength(before.size);
-    expect(versions.filter((row) => row.data_ref !== null || !row.data_body)).toEqual([]);
+    expect(
+      versions.filter((row) => row.data_ref !== null || !Buffer.isBuffer(row.data_body)),
+    ).toEqual([]);
+    for (const row of versions) {
+      const kept = JSON.parse(decodeBlob(row.data_body as Buffer)) as ManifestItem;
+      const item = before.get(row.item_id)!;
+      expect([kept.url, kept.license, kept.usage, kept.title]).toEqual([
+        item.url,
+        item.license,
+        item.usage,
+        item.title,
+      ]);
+    }
     const canonical = new Set(versions.map((row) => row.content_ref));
     const storedKeys = ((await knex()('sitemap_ai_texts').select('key')) as { key: string }[]).map(
       (row) => row.key,
@@ -684,13 +698,13 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       .select('checksum', 'data_ref', 'data_body')) as {
       checksum: string | null;
       data_ref: string | null;
-      data_body: string | null;
+      data_body: unknown;
     }[];
     expect(rewritten.map((row) => row.checksum === null)).toEqual(edited.map(() => false));
     expect(rewritten.filter((row) => row.data_ref === null || row.data_body !== null)).toEqual([]);
     const newVersions = (await knex()('sitemap_ai_item_versions')
       .where('seq_from', 2)
-      .select('data_ref', 'data_body')) as { data_ref: string | null; data_body: string | null }[];
+      .select('data_ref', 'data_body')) as { data_ref: string | null; data_body: unknown }[];
     expect(newVersions).toHaveLength(edited.length);
     expect(newVersions.filter((row) => row.data_ref === null || row.data_body !== null)).toEqual(
       [],

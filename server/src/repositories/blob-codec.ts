@@ -70,17 +70,6 @@ export const encodeBlob = bodyEncoder({ deflateRawSync }, DICTIONARY_V1);
 const inflate = (bytes: Buffer) =>
   inflateRawSync(bytes, { dictionary: DICTIONARY_V1 }).toString('utf8');
 
-/**
- * A stored body as text, for a text column (models.ts `data_body`): the deflated bytes in base64
- * after their format letter, a plain text as it is. decodeBlob reads it back.
- */
-export function textOfBody(body: Buffer): string {
-  const format = String.fromCharCode(body[0] ?? 0);
-  if (format === 'z') return `z${body.toString('base64', 1)}`;
-  if (format === 'p') return `p${body.toString('utf8', 1)}`;
-  throw new Error(`stored text of an unknown format "${format}"`);
-}
-
 /** The text of a stored body: bytes, or text as earlier releases stored it. */
 export function decodeBlob(body: Buffer | string): string {
   if (typeof body === 'string') {

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { blobKey, decodeBlob, textOfBody } from './blob-codec';
+import { blobKey, decodeBlob } from './blob-codec';
 import { encodeBodies } from './blob-encoder';
 import { insertRows } from './bulk';
 import { WRITE_BATCH } from './json';
@@ -16,6 +16,18 @@ const BYTES_TYPE: Record<string, string> = {
   postgres: 'bytea',
   mysql: 'longblob',
 };
+
+/**
+ * An attribute whose column holds a stored body's bytes (models.ts `data_body`). Declared `json`:
+ * the entity manager hands a JSON column's non-string value back as the driver gave it (a
+ * Buffer), where a text column's would be decoded as UTF-8 into a string; it would write a Buffer
+ * as JSON, so such a column is written only by the plugin's own inserts and updates (bulk.ts).
+ */
+export function bytesAttribute(client: string) {
+  const bytes = BYTES_TYPE[client];
+  if (!bytes) throw new Error(`no bytes column type for the database client "${client}"`);
+  return { type: 'json', columnType: { type: 'specificType', args: [bytes] } };
+}
 
 /**
  * The stored texts' table, registered with Strapi's database as a model of its own (as Strapi's
@@ -215,13 +227,12 @@ export const createBlobRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Texts encoded to be kept in the rows that use them (models.ts `data_body`), not stored here
-     * under a key: neither hashed nor written to this table (on the plugin's thread when there are
-     * many, as `prepare`). Never rejects.
+     * The bodies of texts to be kept in the rows that use them (models.ts `data_body`), not
+     * stored here under a key: neither hashed nor written to this table (encoded on the plugin's
+     * thread when there are many, as `prepare`). Never rejects.
      */
-    inline(texts: readonly string[]): Promise<string[]> {
-      if (texts.length === 0) return Promise.resolve([]);
-      return encodeBodies(texts).then((bodies) => bodies.map(textOfBody));
+    inline(texts: readonly string[]): Promise<Buffer[]> {
+      return texts.length === 0 ? Promise.resolve([]) : encodeBodies(texts);
     },
 
     /** The stored bodies of these keys, still encoded (a key not stored is absent from the map). */

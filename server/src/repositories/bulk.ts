@@ -314,7 +314,8 @@ export async function bulkInsert(
     group.values.push(
       names.map((name, i) => {
         const value = row[name];
-        return json[i] && value !== null ? JSON.stringify(value) : value;
+        // (a JSON column given bytes holds them as they are: blob-repository `bytesAttribute`)
+        return json[i] && value !== null && !Buffer.isBuffer(value) ? JSON.stringify(value) : value;
       }),
     );
   }

@@ -39,13 +39,12 @@ export interface NewItemVersion {
   /** The revision of the tracked state this version publishes (what settling it checks). */
   stateRevision?: number;
   /**
-   * The item's data and canonical text: stored already (their keys), the data to keep in the
-   * version's row (`dataBody`, blob-codec `textOfBody`) and the text stored already, or both to be
-   * stored.
+   * The item's data and canonical text: stored already (their keys), the data's stored body to
+   * keep in the version's row and the text stored already, or both to be stored.
    */
   stored:
     | { dataRef: string; contentRef: string }
-    | { dataBody: string; contentRef: string }
+    | { dataBody: Buffer | string; contentRef: string }
     | { data: ManifestItem; content: string };
 }
 
@@ -158,7 +157,7 @@ function dataOf(row: Row, texts: ReadonlyMap<string, string>, citation = true): 
   const stored = row.data_ref
     ? storedText(row, 'data_ref', texts)
     : row.data_body
-      ? decodeBlob(row.data_body as string)
+      ? decodeBlob(row.data_body as Buffer | string)
       : row.data;
   const data = parseJson<ManifestItem>(stored, {} as ManifestItem);
   return readStoredItem(data, checksumOf(row.checksum), citation);

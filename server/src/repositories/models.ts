@@ -1,4 +1,4 @@
-import { textsModel } from './blob-repository';
+import { bytesAttribute, textsModel } from './blob-repository';
 
 /**
  * The plugin's tables that hold a row per manifest item or per change (tracked states, item
@@ -14,7 +14,7 @@ import { textsModel } from './blob-repository';
  * sync drops those columns, keys and indexes and keeps every row.
  */
 
-type Attribute = { type: string; default?: unknown };
+type Attribute = { type: string; default?: unknown; columnType?: object };
 
 // Functions, not shared objects: Strapi's metadata writes each attribute's column name into it.
 const string = (): Attribute => ({ type: 'string' });
@@ -37,8 +37,11 @@ function model(
   };
 }
 
-/** The columns that say where an item comes from and which version of it this is (both tables). */
-export const itemColumns = (): Record<string, Attribute> => ({
+/**
+ * The columns that say where an item comes from and which version of it this is (both tables), on
+ * the database client `client` (the type of a bytes column differs).
+ */
+export const itemColumns = (client = 'sqlite'): Record<string, Attribute> => ({
   item_type: string(),
   lang: string(),
   parent_item: string(),
@@ -53,11 +56,9 @@ export const itemColumns = (): Record<string, Attribute> => ({
   history: json(),
   stability_pin: { type: 'float' },
   data_ref: string(),
-  // The item's data itself, stored in the row instead of under a key (`data_ref` null): what a
-  // version made by a first build holds, its state taking it from there (README "Storage"). Text
-  // (blob-codec `textOfBody`), not bytes: the entity manager turns a text column's value into a
-  // string, both ways.
-  data_body: text(),
+  // The item's data itself, its stored body's bytes in the row instead of a key (`data_ref` null):
+  // what a version made by a first build holds, its state taking it from there (README "Storage").
+  data_body: bytesAttribute(client),
   content_ref: string(),
   // Item data and canonical text inline: rows written before texts were stored by key.
   data: json(),
@@ -65,13 +66,13 @@ export const itemColumns = (): Record<string, Attribute> => ({
 });
 
 /** The tracked current state of each item: what the next snapshot publishes (docs/protocol.md §4). */
-const fragmentStates = () =>
+const fragmentStates = (client: string) =>
   model(
     'fragment-state',
     'sitemap_ai_fragment_states',
     {
       item_id: string(),
-      ...itemColumns(),
+      ...itemColumns(client),
       removed: { type: 'boolean', default: false },
       revision: integer(),
       // Releases before pending states had a table of their own marked them here; bootstrap moves
@@ -109,7 +110,7 @@ const pendingStates = () =>
  * index on the entry a version comes from: nothing looks versions up by it (states answer that),
  * and earlier releases' index of it is dropped by the schema sync.
  */
-const itemVersions = () =>
+const itemVersions = (client: string) =>
   model(
     'item-version',
     'sitemap_ai_item_versions',
@@ -117,7 +118,7 @@ const itemVersions = () =>
       item_id: string(),
       seq_from: integer(),
       seq_to: integer(),
-      ...itemColumns(),
+      ...itemColumns(client),
       state_revision: integer(),
     },
     [
@@ -176,8 +177,8 @@ const sourceHashes = () =>
 export function plainModels(client: string) {
   // Built anew for every boot: Strapi writes column names into the attribute objects it is given.
   return [
-    fragmentStates(),
-    itemVersions(),
+    fragmentStates(client),
+    itemVersions(client),
     changelog(),
     sourceHashes(),
     pendingStates(),

@@ -61,7 +61,7 @@ export class StateConflictError extends Error {
 export type StoredTrackedState = TrackedState & {
   pending: boolean;
   dataRef?: string;
-  dataInRow?: string;
+  dataInRow?: Buffer | string;
   contentRef?: string;
 };
 
@@ -204,7 +204,7 @@ function toState(
         ? undefined
         : new Date(Number(row.added_at)).toISOString(),
     dataRef,
-    dataInRow: dataRef || !row.data_body ? undefined : String(row.data_body),
+    dataInRow: dataRef || !row.data_body ? undefined : (row.data_body as Buffer | string),
     contentRef,
   } satisfies Omit<StoredTrackedState, 'data' | 'content'>;
   const lazy: LazyTexts = {
@@ -795,11 +795,22 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         // (none left: another instance gave them their fields meanwhile; the next read says so)
         if (rows.length === 0) continue;
         await fromVersions(rows);
-        await strapi.db.transaction(async () => {
+        await strapi.db.transaction(async ({ trx }) => {
           for (const row of rows) {
             const data: Row = {};
             for (const column of FROM_VERSION) data[column] = row[column];
-            await states().updateMany({ where: { id: row.id, checksum: { $null: true } }, data });
+            // The data kept in the row as bytes, written as they are (the entity manager would
+            // write them as JSON), while the state still takes its fields from its version.
+            const { data_body: body, ...rest } = data;
+            if (body !== null && body !== undefined)
+              await trx(stateTable)
+                .where('id', Number(row.id))
+                .whereNull('checksum')
+                .update({ data_body: body });
+            await states().updateMany({
+              where: { id: row.id, checksum: { $null: true } },
+              data: rest,
+            });
           }
         });
         kept += rows.length;
@@ -1013,7 +1024,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         published?: {
           itemIds: ReadonlySet<string>;
           insert(
-            refs: ReadonlyMap<string, { dataBody: string; contentRef: string }>,
+            refs: ReadonlyMap<string, { dataBody: Buffer; contentRef: string }>,
           ): Promise<void>;
         };
       } = {},
@@ -1140,7 +1151,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         // (last, as their data encoded meanwhile)
         if (published) {
           const made = await bodiesInRow;
-          const refs = new Map<string, { dataBody: string; contentRef: string }>();
+          const refs = new Map<string, { dataBody: Buffer; contentRef: string }>();
           writes.forEach(({ state }, i) => {
             const place = places[i]!;
             if (place.inRow >= 0)
