@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { blobKey, decodeBlob, encodeBlob } from '../../server/src/repositories/blob-codec';
+import * as zlib from 'node:zlib';
+import {
+  DICTIONARY_V1,
+  type DeflateModule,
+  blobKey,
+  bodyEncoder,
+  decodeBlob,
+  encodeBlob,
+} from '../../server/src/repositories/blob-codec';
 
 describe('stored texts (blob codec)', () => {
   it('gives back every text it stored, in either format', () => {
@@ -70,6 +78,55 @@ describe('stored texts (blob codec)', () => {
       '440cfe180dd34116e8e989430567d049fd59e78b4322947c09e9638742ec0fd3',
     );
     expect(decodeBlob(stored)).toBe(text);
+  });
+
+  describe('one deflate state for every text', () => {
+    const texts = [
+      '',
+      'x',
+      '{"id":"article::en:intro","title":"Intro","usage":{"train":"deny","infer":"allow"}}',
+      '| a | b |\n| --- | --- |\n| 1 | 2 |\n'.repeat(40),
+      'Zdravé čítanie, 🙂 '.repeat(300),
+      'fragment licence section table figure '.repeat(2000),
+    ];
+    /** zlib, counting the texts deflated the one-shot way. */
+    const counting = (createDeflateRaw?: DeflateModule['createDeflateRaw']) => {
+      const counted = {
+        oneShot: 0,
+        deflateRawSync(data: string | Uint8Array, options: object) {
+          counted.oneShot += 1;
+          return zlib.deflateRawSync(data, options);
+        },
+        createDeflateRaw,
+      };
+      return counted;
+    };
+
+    it("writes every text in the bytes of zlib's one-shot deflate, without it", () => {
+      const module = counting((options) => zlib.createDeflateRaw(options));
+      const encode = bodyEncoder(module, DICTIONARY_V1);
+      const probes = module.oneShot;
+      const oneShot = bodyEncoder(counting(), DICTIONARY_V1);
+      for (const text of [...texts, ...texts]) expect(encode(text)).toEqual(oneShot(text));
+      expect(module.oneShot).toBe(probes);
+    });
+
+    it('deflates the one-shot way when the kept state writes other bytes than zlib', () => {
+      // A deflate stream of another level: valid, but not the bytes of the settings stored.
+      const module = counting((options) => zlib.createDeflateRaw({ ...options, level: 1 }));
+      const encode = bodyEncoder(module, DICTIONARY_V1);
+      const oneShot = bodyEncoder(counting(), DICTIONARY_V1);
+      const before = module.oneShot;
+      for (const text of texts) expect(encode(text)).toEqual(oneShot(text));
+      expect(module.oneShot).toBe(before + texts.length);
+    });
+
+    it('deflates the one-shot way when the stream has no state to keep', () => {
+      const module = counting(() => ({ on: () => undefined }));
+      const encode = bodyEncoder(module, DICTIONARY_V1);
+      for (const text of texts) expect(decodeBlob(encode(text))).toBe(text);
+      expect(module.oneShot).toBe(texts.length);
+    });
   });
 
   it('refuses a body of an unknown format instead of guessing', () => {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  blobKey,
+  blobKeyOfChecksum,
   canonicalText,
   checksumOf,
   sha256Bytes,
@@ -45,6 +47,24 @@ describe('canonicalText', () => {
         expect(once).toBe(once.trim());
       }),
     );
+  });
+});
+
+describe('blobKeyOfChecksum', () => {
+  it("Given any canonical text, When keyed from its checksum, Then the key is the text's own blobKey", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 500 }), (text) => {
+        const canonical = canonicalText(text);
+        expect(blobKeyOfChecksum(checksumOf(canonical))).toBe(blobKey(canonical));
+      }),
+      { numRuns: 300 },
+    );
+    expect(blobKeyOfChecksum(CAFE_NFC)).toBe(blobKey('Caf\u00e9'));
+  });
+
+  it('Given something that is not a checksum, When keyed, Then it throws instead of keying a wrong text', () => {
+    expect(() => blobKeyOfChecksum('sha256:abc')).toThrow(/not a checksum/);
+    expect(() => blobKeyOfChecksum(CAFE_NFC.replace('sha256:', 'md5:'))).toThrow(/not a checksum/);
   });
 });
 

@@ -30,14 +30,18 @@ describe("the plugin's thread", () => {
         return {
           id,
           documents: documents.map((entries) => ({
-            drafts: entries.map((entry) => ({ id: entry.id, content: entry.content })),
+            drafts: entries.map((entry) => ({
+              id: entry.id,
+              content: entry.content,
+              checksum: 'sha256:' + require('node:crypto').createHash('sha256').update(entry.content).digest('hex'),
+            })),
             unfilled: [],
           })),
         };
       };
-      // (the real bundle exports core's blobKey; the test below holds this one to it)
-      exports.blobKey = (text) =>
-        require('node:crypto').createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');`,
+      // (the real bundle exports core's, held to blobKey by tests/unit/canonical.test.ts)
+      exports.blobKeyOfChecksum = (checksum) =>
+        Buffer.from(checksum.slice(7, 39), 'hex').toString('base64url');`,
     );
     useDraftingFile(path.join(dir, 'drafting.js'));
   });

@@ -51,6 +51,17 @@ export function blobKey(text: string): string {
 }
 
 /**
+ * The key of a canonical text (blobKey) from its checksum (checksumOf), which holds the same
+ * SHA-256: a first build stores 140k canonical texts at 10k articles, and hashed each twice.
+ */
+export function blobKeyOfChecksum(checksum: string): string {
+  if (!checksum.startsWith(CHECKSUM_PREFIX) || checksum.length !== CHECKSUM_PREFIX.length + 64)
+    throw new Error(`not a checksum: ${checksum}`);
+  const hex = checksum.slice(CHECKSUM_PREFIX.length, CHECKSUM_PREFIX.length + 32);
+  return Buffer.from(hex, 'hex').toString('base64url');
+}
+
+/**
  * Deterministic JSON (object keys sorted) for hashing metadata. Stored metadata hashes depend on
  * it byte for byte: its output must never change (tests/unit/canonical.test.ts holds it to the
  * first implementation). A first build hashes every item's metadata, so it is written for speed:

@@ -40,8 +40,8 @@ const DRAFTING_FILE = 'drafting.js';
  * waited ~3 s for texts in all). Between two documents the thread takes the messages that came
  * meanwhile (receiveMessageOnPort): texts are encoded at once, batches to draft wait their turn.
  * A batch asked with `encodeContents` (a first build's, whose items are all new) is answered with
- * its drafts' canonical texts encoded and keyed too, so that its write has only the item data left
- * to ask, and hashes no canonical text.
+ * its drafts' canonical texts encoded and keyed too (the key from the draft's checksum, the same
+ * hash), so that its write has only the item data left to ask, and hashes no canonical text.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -83,7 +83,7 @@ function answerDraft(message) {
   for (const { drafts } of answer.documents) {
     for (const draft of drafts) {
       bodies.push(encode(draft.content));
-      keys.push(drafting.blobKey(draft.content));
+      keys.push(drafting.blobKeyOfChecksum(draft.checksum));
     }
     takeWaiting();
   }

@@ -1,8 +1,9 @@
 import { documentDrafts, type SiteContext, type TypePolicy } from '../core/items';
 import type { EntrySource, ItemDraft } from '../core/types';
 
-// The key a canonical text is stored under: the thread keys what it encodes (`encodeContents`).
-export { blobKey } from '../core/canonical';
+// The key a canonical text is stored under, from its draft's checksum: the thread keys what it
+// encodes (`encodeContents`).
+export { blobKeyOfChecksum } from '../core/canonical';
 
 /**
  * What the plugin's thread drafts (utils/plugin-thread.ts loads this module's bundle,
