@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertRows, type OnConflict } from '../../server/src/repositories/bulk';
+import { bulkInsert, insertRows, type OnConflict } from '../../server/src/repositories/bulk';
+import { PENDING_STATE_UID } from '../../server/src/repositories/state-repository';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
 /**
@@ -157,4 +158,43 @@ describe.each(testDatabases())('bulk row writes on %s', (client) => {
       }
     },
   );
+  it("inserts rows of a plugin table whatever columns each sets, each row's own values in its own columns", async () => {
+    const table = 'sitemap_ai_pending_states';
+    const prefix = `bulk-${Date.now()}-`;
+    // Runs of rows that set the same columns, a row that leaves one undefined (its default) or
+    // sets it null between them, and a row that sets the same number of columns, but others.
+    const rows: Record<string, unknown>[] = [
+      { item_id: `${prefix}a`, revision: 1, policy_print: 'p1' },
+      { item_id: `${prefix}b`, revision: 2, policy_print: 'p2' },
+      { item_id: `${prefix}c`, revision: 3, policy_print: undefined },
+      { item_id: `${prefix}d`, revision: 4 },
+      { item_id: `${prefix}e`, revision: 5, policy_print: null },
+      { revision: 6, item_id: `${prefix}f`, policy_print: 'p6' },
+      { item_id: `${prefix}g`, policy_print: 'p7' },
+    ];
+    try {
+      await bulkInsert(app.strapi, PENDING_STATE_UID, rows);
+      const stored = (await knex()(table)
+        .where('item_id', 'like', `${prefix}%`)
+        .select('item_id', 'revision', 'policy_print')
+        .orderBy('item_id')) as { item_id: string; revision: unknown; policy_print: unknown }[];
+      expect(
+        stored.map((row) => [
+          row.item_id.slice(prefix.length),
+          row.revision === null ? null : Number(row.revision),
+          row.policy_print,
+        ]),
+      ).toEqual([
+        ['a', 1, 'p1'],
+        ['b', 2, 'p2'],
+        ['c', 3, null],
+        ['d', 4, null],
+        ['e', 5, null],
+        ['f', 6, 'p6'],
+        ['g', null, 'p7'],
+      ]);
+    } finally {
+      await knex()(table).where('item_id', 'like', `${prefix}%`).delete();
+    }
+  });
 });

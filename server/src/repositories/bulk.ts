@@ -297,20 +297,34 @@ export async function bulkInsert(
   if (rows.length === 0) return;
   const meta = strapi.db.metadata.get(uid);
   const attributes = meta.attributes as Record<string, AttributeMeta>;
-  const groups = new Map<string, { names: string[]; json: boolean[]; values: unknown[][] }>();
+  type Group = { names: string[]; json: boolean[]; values: unknown[][] };
+  const groups = new Map<string, Group>();
+  let last: Group | undefined;
   for (const row of rows) {
-    const names = Object.keys(row).filter((name) => row[name] !== undefined);
-    const signature = names.join('\u0000');
-    let group = groups.get(signature);
+    // Rows of one call mostly set the same columns: a row that sets those of the row before is
+    // put with it without listing its own (at 10k articles a first build inserts 420k rows, and
+    // listed and joined the names of each: 0.1 GB of garbage).
+    let defined = 0;
+    for (const name in row) if (row[name] !== undefined) defined += 1;
+    let group =
+      last && last.names.length === defined && last.names.every((name) => row[name] !== undefined)
+        ? last
+        : undefined;
     if (!group) {
-      group = {
-        names,
-        json: names.map((name) => attributes[name]?.type === 'json'),
-        values: [],
-      };
-      groups.set(signature, group);
+      const names = Object.keys(row).filter((name) => row[name] !== undefined);
+      const signature = names.join('\u0000');
+      group = groups.get(signature);
+      if (!group) {
+        group = {
+          names,
+          json: names.map((name) => attributes[name]?.type === 'json'),
+          values: [],
+        };
+        groups.set(signature, group);
+      }
     }
-    const { json } = group;
+    last = group;
+    const { names, json } = group;
     group.values.push(
       names.map((name, i) => {
         const value = row[name];
