@@ -158,6 +158,62 @@ describe.each(testDatabases())('bulk row writes on %s', (client) => {
       }
     },
   );
+  it('writes more rows than one statement takes, each as given, the conflicts as asked', async () => {
+    const table = `${TABLE}_many`;
+    await createTable(table);
+    try {
+      const row = (i: number, n = i) => [
+        `many ${i}`,
+        n,
+        i % 3 === 0,
+        null,
+        Buffer.from([i]),
+        i,
+        i / 2,
+      ];
+      // 37 rows: statements of many rows, then the rest one by one
+      await write(
+        Array.from({ length: 37 }, (_, i) => row(i)),
+        undefined,
+        table,
+      );
+      // Again with 40, renewing `n` where it is below 10 (rows 0-9), keeping it elsewhere
+      await write(
+        Array.from({ length: 40 }, (_, i) => row(i, 100 + i)),
+        { on: 's', renew: { column: 'n', below: 10 } },
+        table,
+      );
+      const stored = (await knex()(table).select('s', 'n', 'flag', 'bytes', 'big', 'f')) as {
+        s: string;
+        n: unknown;
+        flag: unknown;
+        bytes: Buffer;
+        big: unknown;
+        f: unknown;
+      }[];
+      expect(stored).toHaveLength(40);
+      for (const { s, n, flag, bytes, big, f } of stored) {
+        const i = Number(s.slice('many '.length));
+        expect(Number(n)).toBe(i < 10 || i >= 37 ? 100 + i : i);
+        expect(Boolean(flag)).toBe(i % 3 === 0);
+        expect(Buffer.from(bytes).equals(Buffer.from([i]))).toBe(true);
+        expect(Number(big)).toBe(i);
+        expect(Number(f)).toBe(i / 2);
+      }
+      // A write that breaks the unique column writes none of its rows
+      await expect(
+        write(
+          Array.from({ length: 20 }, (_, i) => row(i === 19 ? 3 : 1000 + i)),
+          undefined,
+          table,
+        ),
+      ).rejects.toThrow();
+      expect(await knex()(table).where('s', 'like', 'many 10__')).toEqual([]);
+    } finally {
+      await knex().schema.dropTableIfExists(table);
+    }
+  });
+
   it("inserts rows of a plugin table whatever columns each sets, each row's own values in its own columns", async () => {
     const table = 'sitemap_ai_pending_states';
     const prefix = `bulk-${Date.now()}-`;

@@ -100,7 +100,15 @@ interface NativeSqlite {
   prepare(sql: string): { run(values: readonly unknown[]): unknown };
 }
 
-/** Prepared single-row inserts per SQLite connection, by their SQL. */
+/**
+ * Rows a prepared SQLite insert writes at once. Each run of a statement costs its call into the
+ * driver and a pass of SQLite's program: 16 rows a run wrote a first build's 140k version rows
+ * (4 indexes) about a fifth faster than one (on a 2-core VM: 1.35–2.0 s against 1.64–2.53 s with
+ * the commits; 64 was no faster than 16), and the statement's placeholders stay few to parse.
+ */
+const SQLITE_ROWS = 16;
+
+/** Prepared inserts per SQLite connection, by their SQL. */
 const preparedInserts = new WeakMap<object, Map<string, ReturnType<NativeSqlite['prepare']>>>();
 
 /** Backticked identifier, as SQLite quotes it. */
@@ -122,8 +130,8 @@ function sqliteValue(value: unknown): unknown {
  * the rows go through the query builder). On SQLite a first build's rows went through knex as
  * multi-row INSERTs: each statement's SQL was written, scanned for its placeholders and parsed
  * anew (a 200-row statement of 18 columns is 3,600 placeholders), which cost more than SQLite's
- * writing the rows. One prepared single-row INSERT per table, run for each row inside the same
- * transaction, costs a few microseconds a row.
+ * writing the rows. A few prepared INSERTs per table (SQLITE_ROWS rows a run, the rest one by
+ * one), run inside the same transaction, cost a few microseconds a row.
  */
 async function nativeSqlite(trx: Knex): Promise<NativeSqlite | null> {
   // Only a transaction hands out the connection it holds; a pool would lend one for good.
@@ -252,17 +260,37 @@ export async function insertRows(
   const sqlite = client === 'sqlite' ? await nativeSqlite(trx) : null;
   if (sqlite) {
     const clause = conflictClause(client, table, conflict, quoted);
-    const sql =
-      `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) ` +
-      `values (${columns.map(() => '?').join(', ')}) ${clause.sql}`;
-    let statements = preparedInserts.get(sqlite);
-    if (!statements) preparedInserts.set(sqlite, (statements = new Map()));
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = sqlite.prepare(sql)));
-    for (const row of rows) {
-      const values = row.map(sqliteValue);
-      if (clause.bindings.length > 0) values.push(...clause.bindings);
+    const width = columns.length;
+    const statementOf = (count: number) => {
+      const one = `(${columns.map(() => '?').join(', ')})`;
+      const sql =
+        `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) ` +
+        `values ${Array.from({ length: count }, () => one).join(', ')} ${clause.sql}`;
+      let statements = preparedInserts.get(sqlite);
+      if (!statements) preparedInserts.set(sqlite, (statements = new Map()));
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = sqlite.prepare(sql)));
+      return statement;
+    };
+    // SQLITE_ROWS a statement while they last, then one by one; the values of each statement in
+    // one array filled in place.
+    const run = (count: number, from: number, statement: ReturnType<typeof statementOf>) => {
+      const values = new Array<unknown>(count * width + clause.bindings.length);
+      for (let r = 0; r < count; r += 1) {
+        const row = rows[from + r]!;
+        for (let c = 0; c < width; c += 1) values[r * width + c] = sqliteValue(row[c]);
+      }
+      clause.bindings.forEach((binding, b) => (values[count * width + b] = binding));
       statement.run(values);
+    };
+    let at = 0;
+    if (rows.length >= SQLITE_ROWS) {
+      const many = statementOf(SQLITE_ROWS);
+      for (; at + SQLITE_ROWS <= rows.length; at += SQLITE_ROWS) run(SQLITE_ROWS, at, many);
+    }
+    if (at < rows.length) {
+      const one = statementOf(1);
+      for (; at < rows.length; at += 1) run(1, at, one);
     }
     return;
   }
