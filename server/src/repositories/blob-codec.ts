@@ -70,12 +70,12 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
   interface Handle {
     writeSync(
       flush: number,
-      i: Uint8Array,
-      io: number,
-      il: number,
-      o: Uint8Array,
-      oo: number,
-      ol: number,
+      input: Uint8Array,
+      inputOffset: number,
+      inputLength: number,
+      output: Uint8Array,
+      outputOffset: number,
+      outputLength: number,
     ): void;
     reset(): void;
   }
@@ -115,8 +115,9 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
         failed = true;
         return null;
       };
-      // Probes that any other level, strategy, window, memory level or dictionary writes
-      // differently: 12 KB of words repeated at every distance, twice (the second after a reset).
+      // Probes that another level, strategy or window writes differently, and a state without
+      // the dictionary too: 12 KB of words repeated at every distance, twice (the second after a
+      // reset, which must set the dictionary again).
       const words = ['usage', 'licence', 'fragment', 'section', 'table', 'figure', 'citation'];
       let seed = 1;
       let probe = '';
