@@ -121,6 +121,37 @@ describe('stored texts (blob codec)', () => {
       expect(module.oneShot).toBe(before + texts.length);
     });
 
+    it('gives the kept state up for good when a call leaves its output unfinished or its stream destroyed', () => {
+      // A real stream whose handle, after the probes, writes nothing on one call (and on another
+      // run, destroys its stream as a zlib error does): that text and every later one are
+      // deflated the one-shot way, in the same bytes.
+      for (const fault of ['writes nothing', 'destroys its stream'] as const) {
+        let calls = 0;
+        const module = counting((options) => {
+          const stream = zlib.createDeflateRaw(options) as unknown as {
+            _handle: { writeSync(...args: unknown[]): void };
+            destroy(): void;
+          };
+          const real = stream._handle.writeSync.bind(stream._handle);
+          stream._handle.writeSync = (...args: unknown[]) => {
+            calls += 1;
+            if (calls <= 2) return real(...args);
+            if (fault === 'destroys its stream') {
+              real(...args);
+              stream.destroy();
+            }
+          };
+          return stream;
+        });
+        const encode = bodyEncoder(module, DICTIONARY_V1);
+        const oneShot = bodyEncoder(counting(), DICTIONARY_V1);
+        const before = module.oneShot;
+        for (const text of texts) expect(encode(text)).toEqual(oneShot(text));
+        expect(calls).toBe(3);
+        expect(module.oneShot - before).toBe(texts.length);
+      }
+    });
+
     it('deflates the one-shot way when the stream has no state to keep', () => {
       const module = counting(() => ({ on: () => undefined }));
       const encode = bodyEncoder(module, DICTIONARY_V1);

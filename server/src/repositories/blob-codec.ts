@@ -83,7 +83,12 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
   const reusable = ((): ((bytes: Buffer) => Buffer | null) | null => {
     try {
       const stream = zlib.createDeflateRaw?.(options) as
-        | { _handle?: Handle; _writeState?: Uint32Array; on(event: string, f: () => void): void }
+        | {
+            _handle?: Handle;
+            _writeState?: Uint32Array;
+            destroyed?: boolean;
+            on(event: string, f: () => void): void;
+          }
         | undefined;
       const handle = stream?._handle;
       const state = stream?._writeState;
@@ -95,7 +100,7 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
       )
         return null;
       let failed = false;
-      // (a zlib error destroys the stream, which emits it)
+      // A zlib error destroys the stream during the call that met it, and emits it later.
       stream.on('error', () => (failed = true));
       const deflate = (bytes: Buffer): Buffer | null => {
         if (failed) return null;
@@ -103,12 +108,17 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
         const bound = bytes.length + (bytes.length >> 2) + 64;
         if (output.length < bound) output = Buffer.allocUnsafe(bound);
         try {
+          // (what is left of input and output, as the call leaves it: set to "nothing written"
+          // first, so that a call that does not set them is never read as one that finished)
+          state[0] = 0;
+          state[1] = bytes.length + 1;
           handle.writeSync(Z_FINISH, bytes, 0, bytes.length, output, 0, output.length);
           const availableOut = state[0]!;
           const availableIn = state[1]!;
-          handle.reset();
-          if (!failed && availableIn === 0 && availableOut > 0)
+          if (!failed && stream.destroyed !== true && availableIn === 0 && availableOut > 0) {
+            handle.reset();
             return output.subarray(0, output.length - availableOut);
+          }
         } catch {
           // (given up below)
         }
