@@ -453,6 +453,25 @@ describe.each(testDatabases())('discovery documents on %s', (client) => {
     for (const [doc, text] of loosened) expect(restarted.get(doc), doc).toBe(text);
   });
 
+  it('keeps one frozen usage object per distinct usage across the pages it lists', async () => {
+    const discovery = app.strapi.plugin('sitemap-ai').service('discovery') as {
+      policyDocument(): Promise<{
+        index: { pages: { usage: object; pathUsage: object; license: string }[] };
+      }>;
+    };
+    const { index } = await discovery.policyDocument();
+    expect(index.pages.length).toBeGreaterThan(3);
+    const byKey = new Map<string, object>();
+    for (const page of index.pages)
+      for (const usage of [page.usage, page.pathUsage]) {
+        expect(Object.isFrozen(usage)).toBe(true);
+        const key = JSON.stringify(usage);
+        if (!byKey.has(key)) byKey.set(key, usage);
+        expect(usage).toBe(byKey.get(key));
+      }
+    expect(byKey.size).toBeLessThan(index.pages.length);
+  });
+
   it('answers 304 to a current copy and 4xx to bad requests, changing nothing', async () => {
     for (const doc of [
       'robots.txt',
