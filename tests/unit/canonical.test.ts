@@ -64,6 +64,7 @@ describe('blobKeyOfChecksum', () => {
 
   it('Given something that is not a checksum, When keyed, Then it throws instead of keying a wrong text', () => {
     expect(() => blobKeyOfChecksum('sha256:abc')).toThrow(/not a checksum/);
+    expect(() => blobKeyOfChecksum(`sha256:${'g'.repeat(64)}`)).toThrow(/not a checksum/);
     expect(() => blobKeyOfChecksum(CAFE_NFC.replace('sha256:', 'md5:'))).toThrow(/not a checksum/);
   });
 });

@@ -50,13 +50,15 @@ export function blobKey(text: string): string {
   return sha256Bytes(text).subarray(0, 16).toString('base64url');
 }
 
+/** A checksum in its public form (checksumOf): `sha256:` and 64 lowercase hex digits. */
+export const PUBLIC_CHECKSUM = new RegExp(`^${CHECKSUM_PREFIX}[0-9a-f]{64}$`);
+
 /**
  * The key of a canonical text (blobKey) from its checksum (checksumOf), which holds the same
  * SHA-256: a first build stores 140k canonical texts at 10k articles, and hashed each twice.
  */
 export function blobKeyOfChecksum(checksum: string): string {
-  if (!checksum.startsWith(CHECKSUM_PREFIX) || checksum.length !== CHECKSUM_PREFIX.length + 64)
-    throw new Error(`not a checksum: ${checksum}`);
+  if (!PUBLIC_CHECKSUM.test(checksum)) throw new Error(`not a checksum: ${checksum}`);
   const hex = checksum.slice(CHECKSUM_PREFIX.length, CHECKSUM_PREFIX.length + 32);
   return Buffer.from(hex, 'hex').toString('base64url');
 }

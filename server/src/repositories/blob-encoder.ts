@@ -4,10 +4,11 @@ import { type PackedBodies, askThread, unpacked } from '../utils/plugin-thread';
 /**
  * Encoding a write's texts on a second thread (README "Storage"). Deflating a small text cost
  * ~45 µs when each set up its own deflate state and dictionary (~11 µs now that the encoder keeps
- * one, blob-codec.ts): a first build of 10k articles stores 280k texts, 13 s of its main thread. A write hands its texts to the plugin's
- * thread (utils/plugin-thread.ts) and goes on with its rows (the states, versions and changelog
- * need only the texts' keys), then stores the bodies the thread sent back: on a machine of two
- * cores the deflating runs beside the inserts instead of before them.
+ * one, blob-codec.ts): a first build of 10k articles stores 280k texts, 13 s of its main thread.
+ * A write hands its texts to the plugin's thread (utils/plugin-thread.ts) and goes on with its
+ * rows (the states, versions and changelog need only the texts' keys), then stores the bodies the
+ * thread sent back: on a machine of two cores the deflating runs beside the inserts instead of
+ * before them.
  *
  * Fewer texts than WORKER_MIN are encoded where they are written (the round trip would cost more
  * than it saves, and an editor's publish waits for no thread). When the worker fails or is

@@ -1,4 +1,5 @@
 import { CHECKSUM_PREFIX } from '../../../shared/constants';
+import { PUBLIC_CHECKSUM } from '../core/canonical';
 import { META_HASH_LENGTH } from '../core/items';
 import type { StoredItemState } from '../core/types';
 import { parseJson } from './json';
@@ -6,7 +7,6 @@ import { parseJson } from './json';
 type Row = Record<string, unknown>;
 
 const STORED_CHECKSUM = /^[A-Za-z0-9_-]{43}$/;
-const PUBLIC_CHECKSUM = new RegExp(`^${CHECKSUM_PREFIX}[0-9a-f]{64}$`);
 
 /**
  * A checksum as the plugin's tables store it: the 32 bytes of the SHA-256 in base64url (43
