@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { documentDrafts } from '../../server/src/core/items';
-import { draftBatch, stateKey, type ThinDraft } from '../../server/src/workers/drafting';
+import {
+  MAIN,
+  THREAD,
+  claim,
+  draftBatch,
+  stateKey,
+  type ThinDraft,
+} from '../../server/src/workers/drafting';
 import { wholeOrGuarded } from '../../server/src/utils/drafting-thread';
 import type { ItemDraft } from '../../server/src/core/types';
 import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
@@ -40,6 +47,34 @@ describe('draftBatch', () => {
     });
     expect(answer.documents![0]!.drafts.length).toBeGreaterThan(5);
     expect(answer.documents![1]).toEqual({ drafts: [], unfilled: [0] });
+  });
+
+  it('Given documents the main thread claimed first, Then the thread answers them stolen and drafts and claims the rest', () => {
+    const documents = [[en, sk], [en], [sk], [en]];
+    const claims = new Int32Array(new SharedArrayBuffer(4 * documents.length));
+    // (the main thread drafts from the last back)
+    expect(claim(claims, 3, MAIN)).toBe(true);
+    expect(claim(claims, 2, MAIN)).toBe(true);
+    const answer = draftBatch({
+      kind: 'draft',
+      id: 12,
+      policy: ARTICLE_TYPE,
+      site: SITE,
+      documents,
+      claims,
+    });
+    expect([...claims]).toEqual([THREAD, THREAD, MAIN, MAIN]);
+    expect(answer.documents!.slice(2)).toEqual([
+      { drafts: [], unfilled: [], stolen: true },
+      { drafts: [], unfilled: [], stolen: true },
+    ]);
+    answer.documents!.slice(0, 2).forEach(({ drafts, stolen }, i) => {
+      expect(stolen).toBeUndefined();
+      expect(drafts).toEqual(documentDrafts(documents[i]!, ARTICLE_TYPE, SITE).drafts);
+    });
+    // A document is claimed once: by neither side again
+    expect(claim(claims, 0, MAIN)).toBe(false);
+    expect(claim(claims, 3, THREAD)).toBe(false);
   });
 
   it('Given a batch whose drafting throws, Then the answer says why and carries no drafts', () => {

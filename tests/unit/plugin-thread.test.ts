@@ -5,9 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { blobKey, encodeBlob } from '../../server/src/repositories/blob-codec';
 import { encodeBodies } from '../../server/src/repositories/blob-encoder';
 import { askThread, stopPluginThread, useDraftingFile } from '../../server/src/utils/plugin-thread';
-import { draftOnThread } from '../../server/src/utils/drafting-thread';
+import { draftOnThread, draftingOnThread } from '../../server/src/utils/drafting-thread';
+import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
 import type { EntrySource } from '../../server/src/core/types';
-import type { SiteContext, TypePolicy } from '../../server/src/core/items';
+import { documentDrafts, type SiteContext, type TypePolicy } from '../../server/src/core/items';
 
 /**
  * The order in which the plugin's thread answers (utils/plugin-thread.ts): texts to encode that
@@ -21,24 +22,20 @@ describe("the plugin's thread", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-thread-'));
     fs.writeFileSync(
       path.join(dir, 'drafting.js'),
-      `exports.draftBatch = ({ id, documents }, between) => {
-        for (const _ of documents) {
+      `exports.draftBatch = ({ id, documents }, between) => ({
+        id,
+        documents: documents.map((entries) => {
           const until = Date.now() + 40;
           while (Date.now() < until);
-          between();
-        }
-        return {
-          id,
-          documents: documents.map((entries) => ({
-            drafts: entries.map((entry) => ({
-              id: entry.id,
-              content: entry.content,
-              checksum: 'sha256:' + require('node:crypto').createHash('sha256').update(entry.content).digest('hex'),
-            })),
-            unfilled: [],
-          })),
-        };
-      };
+          const drafts = entries.map((entry) => ({
+            id: entry.id,
+            content: entry.content,
+            checksum: 'sha256:' + require('node:crypto').createHash('sha256').update(entry.content).digest('hex'),
+          }));
+          between(drafts);
+          return { drafts, unfilled: [] };
+        }),
+      });
       // (the real bundle exports core's, held to blobKey by tests/unit/canonical.test.ts)
       exports.blobKeyOfChecksum = (checksum) =>
         Buffer.from(checksum.slice(7, 39), 'hex').toString('base64url');`,
@@ -122,5 +119,98 @@ describe("the plugin's thread", () => {
     // (without the flag, nothing is encoded)
     const plain = await draftOnThread({} as TypePolicy, {} as SiteContext, documents);
     expect(plain!.encoded.size).toBe(0);
+  });
+});
+
+/**
+ * A batch drafted from both ends (utils/drafting-thread.ts `draftingOnThread` with `shared`): the
+ * thread from the first document, this thread from the last while it waits. The thread's module
+ * here claims as the bundle's draftBatch does (tests/unit/drafting-batch.test.ts holds that one
+ * to it) and, so that both sides surely draft, goes on past its first document only once this
+ * thread has claimed the last; it answers each of its documents with one marked draft.
+ */
+describe('a batch drafted from both ends', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-shared-'));
+    fs.writeFileSync(
+      path.join(dir, 'drafting.js'),
+      `exports.draftBatch = ({ id, documents, claims }, between) => {
+        const last = documents.length - 1;
+        return {
+          id,
+          documents: documents.map((entries, i) => {
+            if (Atomics.compareExchange(claims, i, 0, 1) !== 0)
+              return { drafts: [], unfilled: [], stolen: true };
+            if (i === 0) {
+              Atomics.notify(claims, 0);
+              const until = Date.now() + 5000;
+              while (Atomics.load(claims, last) === 0 && Date.now() < until);
+            }
+            const spin = Date.now() + 20;
+            while (Date.now() < spin);
+            const content = 'made on the thread ' + i;
+            const checksum = 'sha256:' + require('node:crypto').createHash('sha256').update(content).digest('hex');
+            const drafts = [{ id: 'thread:' + i, content, checksum }];
+            between(drafts);
+            return { drafts, unfilled: [] };
+          }),
+        };
+      };
+      exports.blobKeyOfChecksum = (checksum) =>
+        Buffer.from(checksum.slice(7, 39), 'hex').toString('base64url');`,
+    );
+    useDraftingFile(path.join(dir, 'drafting.js'));
+  });
+  afterEach(async () => {
+    await stopPluginThread();
+  });
+  afterAll(() => {
+    useDraftingFile(undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Given a batch awaited while the thread drafts it, Then each document is drafted once, by one side, in its place, and this side drafts as the bundle does', async () => {
+    const documents = Array.from({ length: 12 }, (_, i) => [
+      geoEntry({
+        documentId: `doc-${i}`,
+        pathValues: { locale: 'en', slug: `page-${i}` },
+      }),
+    ]);
+    const drafting = draftingOnThread(ARTICLE_TYPE, SITE, documents, { shared: true });
+    const made = await drafting.result();
+    expect(made).not.toBeNull();
+    expect(made!.documents).toHaveLength(documents.length);
+    const here = made!.documents.map((document) => document.here === true);
+    // (the thread drafted the first, this thread the last)
+    expect(here[0]).toBe(false);
+    expect(here[documents.length - 1]).toBe(true);
+    // one boundary: the thread's documents first, then this thread's
+    expect(here).toEqual([...here].sort((a, b) => Number(a) - Number(b)));
+    made!.documents.forEach((document, i) => {
+      if (document.here)
+        expect(document.drafts).toEqual(documentDrafts(documents[i]!, ARTICLE_TYPE, SITE).drafts);
+      else expect(document.drafts.map((draft) => draft.id)).toEqual([`thread:${i}`]);
+    });
+    expect(made!.encoded.size).toBe(0);
+  });
+
+  it("Given a first build's batch, Then the canonical texts drafted on this side come keyed and encoded as the thread's would", async () => {
+    const documents = Array.from({ length: 4 }, (_, i) => [
+      geoEntry({ documentId: `doc-${i}`, pathValues: { locale: 'en', slug: `page-${i}` } }),
+    ]);
+    const made = await draftingOnThread(ARTICLE_TYPE, SITE, documents, {
+      shared: true,
+      encodeContents: true,
+    }).result();
+    const mine = made!.documents.filter((document) => document.here);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const { drafts } of mine)
+      for (const draft of drafts) {
+        const { text, key, body } = made!.encoded.get(draft.id)!;
+        expect(text).toBe(draft.content);
+        expect(key).toBe(blobKey(text));
+        expect(body.equals(encodeBlob(text))).toBe(true);
+      }
   });
 });

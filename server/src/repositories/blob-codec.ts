@@ -1,4 +1,4 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { createDeflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { blobKey } from '../core/canonical';
 
 /**
@@ -159,8 +159,12 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
   };
 }
 
-/** The stored body of `text`: deflated when that is smaller. */
-export const encodeBlob = bodyEncoder({ deflateRawSync }, DICTIONARY_V1);
+/**
+ * The stored body of `text`: deflated when that is smaller. One deflate state kept for every text
+ * here too (bodyEncoder): a whole-site pass drafts and encodes documents on this thread as well
+ * (utils/drafting-thread.ts).
+ */
+export const encodeBlob = bodyEncoder({ deflateRawSync, createDeflateRaw }, DICTIONARY_V1);
 
 const inflate = (bytes: Buffer) =>
   inflateRawSync(bytes, { dictionary: DICTIONARY_V1 }).toString('utf8');

@@ -28,7 +28,7 @@ import { sha256Hex, stableStringify } from '../core/canonical';
 import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
-import { draftOnThread, isThin, type ThreadDocument } from '../utils/drafting-thread';
+import { draftingOnThread, isThin, type ThreadDocument } from '../utils/drafting-thread';
 import type { EncodedContent } from '../repositories/blob-repository';
 import { stateKey, type DocumentKeys } from '../workers/drafting';
 import type { EnabledType } from './config';
@@ -479,7 +479,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * toCompare, with the documents to compare handed to the drafting thread: the promise of it all,
-   * to await once the batch before is written. A first build (`publish`) has the thread encode
+   * to await once the batch before is written (the documents the thread has not begun by then are
+   * drafted here meanwhile: `draftingOnThread`). A first build (`publish`) has the thread encode
    * the drafts' canonical texts as well: it stores every one of them. A re-compare reads only its
    * states' keys here, and the documents the thread answers settled (unchangedKeys) are left
    * uncompared.
@@ -499,9 +500,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     if (publish) {
       // (the states after the entries, as the batch reads them)
       const known = await states.forDocuments(type.uid, batch, { texts: 'later' });
-      const drafting = draftOnThread(type.policy, scope.site, documents, { encodeContents: true });
+      const drafting = draftingOnThread(type.policy, scope.site, documents, {
+        encodeContents: true,
+        shared: true,
+      });
       return async () => {
-        const made = await drafting;
+        const made = await drafting.result();
         return extend(compared, {
           drafts: byDocument(made),
           encoded: made?.encoded,
@@ -512,11 +516,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     // The states' keys now (after the entries): the thread answers the drafts of items they hold
     // unchanged thin, and the documents left unsettled have their states read whole later.
     const keys = await states.keysForDocuments(type.uid, batch);
-    const drafting = draftOnThread(type.policy, scope.site, documents, {
+    const drafting = draftingOnThread(type.policy, scope.site, documents, {
       unchanged: unchangedKeys(batch, scope.langs, keys, entriesRead),
+      shared: true,
     });
     return async () => {
-      const made = await drafting;
+      const made = await drafting.result();
       const settled = new Set(batch.filter((_, i) => made?.documents[i]!.settled !== undefined));
       return extend(compared, { drafts: byDocument(made), settled });
     };
@@ -1076,7 +1081,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       unchanged: number;
       /** Documents drafted on the plugin's thread (utils/drafting-thread.ts), not on this one. */
       draftedOnThread: number;
-      /** Drafts the thread answered thin: items whose states the pass found unchanged. */
+      /**
+       * Documents of a batch handed to the thread that this thread drafted while it waited for
+       * the thread's answer (utils/drafting-thread.ts `draftingOnThread`).
+       */
+      draftedBeside: number;
+      /** Drafts answered thin (on either thread): items whose states the pass found unchanged. */
       answeredThin: number;
       /** Documents the thread answered settled: their states left uncompared (`unchangedKeys`). */
       settled: number;
@@ -1085,6 +1095,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       let changed = 0;
       let unchanged = 0;
       let draftedOnThread = 0;
+      let draftedBeside = 0;
       let answeredThin = 0;
       let settled = 0;
       const failures: TrackFailure[] = [];
@@ -1131,7 +1142,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             await before;
             const ready = await drafted();
             for (const made of ready.drafts?.values() ?? []) {
-              draftedOnThread += 1;
+              if (made.here) draftedBeside += 1;
+              else draftedOnThread += 1;
               answeredThin += made.settled ?? made.drafts.filter(isThin).length;
             }
             settled += ready.settled?.size ?? 0;
@@ -1182,6 +1194,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         failures,
         unchanged,
         draftedOnThread,
+        draftedBeside,
         answeredThin,
         settled,
       };

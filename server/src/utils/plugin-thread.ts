@@ -41,7 +41,9 @@ const DRAFTING_FILE = 'drafting.js';
  * meanwhile (receiveMessageOnPort): texts are encoded at once, batches to draft wait their turn.
  * A batch asked with `encodeContents` (a first build's, whose items are all new) is answered with
  * its drafts' canonical texts encoded and keyed too (the key from the draft's checksum, the same
- * hash), so that its write has only the item data left to ask, and hashes no canonical text.
+ * hash), so that its write has only the item data left to ask, and hashes no canonical text. Each
+ * document's are encoded as soon as it is drafted: a document the main thread drafts in the
+ * thread's place (its `claims`) is encoded there, the whole of it.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -76,17 +78,17 @@ function answerDraft(message) {
     parentPort.postMessage({ id: message.id, error: String(error) });
     return;
   }
-  const answer = drafting.draftBatch(message, takeWaiting);
-  if (!message.encodeContents || !answer.documents) return parentPort.postMessage(answer);
   const bodies = [];
   const keys = [];
-  for (const { drafts } of answer.documents) {
-    for (const draft of drafts) {
-      bodies.push(encode(draft.content));
-      keys.push(drafting.blobKeyOfChecksum(draft.checksum));
-    }
+  const answer = drafting.draftBatch(message, (drafts) => {
+    if (message.encodeContents)
+      for (const draft of drafts) {
+        bodies.push(encode(draft.content));
+        keys.push(drafting.blobKeyOfChecksum(draft.checksum));
+      }
     takeWaiting();
-  }
+  });
+  if (!message.encodeContents || !answer.documents) return parentPort.postMessage(answer);
   answer.contents = packed(bodies);
   answer.contentKeys = keys;
   parentPort.postMessage(answer, [answer.contents.bytes.buffer, answer.contents.lengths.buffer]);

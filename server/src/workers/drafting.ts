@@ -28,6 +28,23 @@ export interface DraftRequest {
    * answered settled. Never with `encodeContents`.
    */
   unchanged?: readonly DocumentKeys[];
+  /**
+   * Who drafts each document, shared with the main thread (utils/drafting-thread.ts): NOBODY
+   * until one side claims it. The thread claims from the first document on (and notifies the
+   * first's claim), the main thread from the last back while it waits for the answer of a batch
+   * the thread has begun; a document the main thread claimed is answered `stolen`, without drafts.
+   */
+  claims?: Int32Array;
+}
+
+/** A document's claim (DraftRequest `claims`): not yet drafted, taken by the thread, by the main thread. */
+export const NOBODY = 0;
+export const THREAD = 1;
+export const MAIN = 2;
+
+/** Claim document `index` for `who`: whether nobody had (always, without claims). */
+export function claim(claims: Int32Array | undefined, index: number, who: number): boolean {
+  return !claims || Atomics.compareExchange(claims, index, NOBODY, who) === NOBODY;
 }
 
 /** The keys of one document's live states in a pass's locales (DraftRequest `unchanged`). */
@@ -101,7 +118,13 @@ function settles(drafts: readonly ItemDraft[], known: DocumentKeys | undefined):
  */
 export interface DraftAnswer {
   id: number;
-  documents?: { drafts: (ItemDraft | ThinDraft)[]; unfilled: number[]; settled?: number }[];
+  documents?: {
+    drafts: (ItemDraft | ThinDraft)[];
+    unfilled: number[];
+    settled?: number;
+    /** Claimed by the main thread first: drafted there, not here (DraftRequest `claims`). */
+    stolen?: true;
+  }[];
   error?: string;
   /** With `encodeContents`: the stored body of each draft's content, in order, end to end. */
   contents?: { bytes: Uint8Array; lengths: Uint32Array };
@@ -110,19 +133,23 @@ export interface DraftAnswer {
 }
 
 /**
- * Draft a batch; `between` is called after each document (the thread answers there what was asked
- * of it meanwhile, see utils/plugin-thread.ts).
+ * Draft a batch; `between` is called after each document it drafts, with its drafts (the thread
+ * encodes their canonical texts there when asked, and answers what was asked of it meanwhile, see
+ * utils/plugin-thread.ts).
  */
 export function draftBatch(
-  { id, policy, site, documents, unchanged }: DraftRequest,
-  between: () => void = () => undefined,
+  { id, policy, site, documents, unchanged, claims }: DraftRequest,
+  between: (drafts: readonly ItemDraft[]) => void = () => undefined,
 ): DraftAnswer {
   try {
     return {
       id,
       documents: documents.map((entries, i) => {
+        if (!claim(claims, i, THREAD)) return { drafts: [], unfilled: [], stolen: true };
+        // (the main thread drafts a batch's documents only once this thread has begun it)
+        if (claims && i === 0) Atomics.notify(claims, 0);
         const { drafts, unfilled } = documentDrafts(entries, policy, site);
-        between();
+        between(drafts);
         const positions = unfilled.map((entry) => entries.indexOf(entry));
         const known = unchanged?.[i];
         if (settles(drafts, known))
