@@ -11,34 +11,21 @@ import type { EntrySource } from '../../server/src/core/types';
 import { documentDrafts, type SiteContext, type TypePolicy } from '../../server/src/core/items';
 
 /**
- * The order in which the plugin's thread answers (utils/plugin-thread.ts): texts to encode that
- * arrive while a batch is being drafted are answered between two of its documents, not after it.
- * The thread loads a drafting module of the test's own, whose documents each take a while and
- * which records what it was asked, so the order of the answers is the thread's, not a race.
+ * Has the plugin's thread load a drafting module of the test's own (`source`, with a `checksumOf`
+ * and the bundle's `blobKeyOfChecksum` given) for the tests of the describe that calls it.
  */
-describe("the plugin's thread", () => {
+function useDraftingModule(source: string): void {
   let dir: string;
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-thread-'));
     fs.writeFileSync(
       path.join(dir, 'drafting.js'),
-      `exports.draftBatch = ({ id, documents }, between) => ({
-        id,
-        documents: documents.map((entries) => {
-          const until = Date.now() + 40;
-          while (Date.now() < until);
-          const drafts = entries.map((entry) => ({
-            id: entry.id,
-            content: entry.content,
-            checksum: 'sha256:' + require('node:crypto').createHash('sha256').update(entry.content).digest('hex'),
-          }));
-          between(drafts);
-          return { drafts, unfilled: [] };
-        }),
-      });
+      `const checksumOf = (content) =>
+        'sha256:' + require('node:crypto').createHash('sha256').update(content).digest('hex');
       // (the real bundle exports core's, held to blobKey by tests/unit/canonical.test.ts)
       exports.blobKeyOfChecksum = (checksum) =>
-        Buffer.from(checksum.slice(7, 39), 'hex').toString('base64url');`,
+        Buffer.from(checksum.slice(7, 39), 'hex').toString('base64url');
+      ${source}`,
     );
     useDraftingFile(path.join(dir, 'drafting.js'));
   });
@@ -49,6 +36,29 @@ describe("the plugin's thread", () => {
     useDraftingFile(undefined);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+}
+
+/**
+ * The order in which the plugin's thread answers (utils/plugin-thread.ts): texts to encode that
+ * arrive while a batch is being drafted are answered between two of its documents, not after it.
+ * The thread loads a drafting module of the test's own, whose documents each take a while and
+ * which records what it was asked, so the order of the answers is the thread's, not a race.
+ */
+describe("the plugin's thread", () => {
+  useDraftingModule(`exports.draftBatch = ({ id, documents }, between) => ({
+    id,
+    documents: documents.map((entries) => {
+      const until = Date.now() + 40;
+      while (Date.now() < until);
+      const drafts = entries.map((entry) => ({
+        id: entry.id,
+        content: entry.content,
+        checksum: checksumOf(entry.content),
+      }));
+      between(drafts);
+      return { drafts, unfilled: [] };
+    }),
+  });`);
 
   const many = (n: number) => Array.from({ length: n }, (_, i) => `text ${i} `.repeat(20));
 
@@ -130,45 +140,27 @@ describe("the plugin's thread", () => {
  * thread has claimed the last; it answers each of its documents with one marked draft.
  */
 describe('a batch drafted from both ends', () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sai-shared-'));
-    fs.writeFileSync(
-      path.join(dir, 'drafting.js'),
-      `exports.draftBatch = ({ id, documents, claims }, between) => {
-        const last = documents.length - 1;
-        return {
-          id,
-          documents: documents.map((entries, i) => {
-            if (Atomics.compareExchange(claims, i, 0, 1) !== 0)
-              return { drafts: [], unfilled: [], stolen: true };
-            if (i === 0) {
-              Atomics.notify(claims, 0);
-              const until = Date.now() + 5000;
-              while (Atomics.load(claims, last) === 0 && Date.now() < until);
-            }
-            const spin = Date.now() + 20;
-            while (Date.now() < spin);
-            const content = 'made on the thread ' + i;
-            const checksum = 'sha256:' + require('node:crypto').createHash('sha256').update(content).digest('hex');
-            const drafts = [{ id: 'thread:' + i, content, checksum }];
-            between(drafts);
-            return { drafts, unfilled: [] };
-          }),
-        };
-      };
-      exports.blobKeyOfChecksum = (checksum) =>
-        Buffer.from(checksum.slice(7, 39), 'hex').toString('base64url');`,
-    );
-    useDraftingFile(path.join(dir, 'drafting.js'));
-  });
-  afterEach(async () => {
-    await stopPluginThread();
-  });
-  afterAll(() => {
-    useDraftingFile(undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  useDraftingModule(`exports.draftBatch = ({ id, documents, claims }, between) => {
+    const last = documents.length - 1;
+    return {
+      id,
+      documents: documents.map((entries, i) => {
+        if (Atomics.compareExchange(claims, i, 0, 1) !== 0)
+          return { drafts: [], unfilled: [], stolen: true };
+        if (i === 0) {
+          Atomics.notify(claims, 0);
+          const until = Date.now() + 5000;
+          while (Atomics.load(claims, last) === 0 && Date.now() < until);
+        }
+        const spin = Date.now() + 20;
+        while (Date.now() < spin);
+        const content = 'made on the thread ' + i;
+        const drafts = [{ id: 'thread:' + i, content, checksum: checksumOf(content) }];
+        between(drafts);
+        return { drafts, unfilled: [] };
+      }),
+    };
+  };`);
 
   it('Given a batch awaited while the thread drafts it, Then each document is drafted once, by one side, in its place, and this side drafts as the bundle does', async () => {
     const documents = Array.from({ length: 12 }, (_, i) => [
