@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { blobKey, encodeBlob } from '../../server/src/repositories/blob-codec';
 import { encodeBodies } from '../../server/src/repositories/blob-encoder';
 import { askThread, stopPluginThread, useDraftingFile } from '../../server/src/utils/plugin-thread';
-import { draftOnThread, draftingOnThread } from '../../server/src/utils/drafting-thread';
+import { draftingOnThread } from '../../server/src/utils/drafting-thread';
 import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
 import type { EntrySource } from '../../server/src/core/types';
 import { documentDrafts, type SiteContext, type TypePolicy } from '../../server/src/core/items';
@@ -107,9 +107,9 @@ describe("the plugin's thread", () => {
       [],
       [{ id: 'c', content: '## Heading\n\n| a | b |\n|---|---|\n'.repeat(10) }],
     ] as unknown as EntrySource[][];
-    const made = await draftOnThread({} as TypePolicy, {} as SiteContext, documents, {
+    const made = await draftingOnThread({} as TypePolicy, {} as SiteContext, documents, {
       encodeContents: true,
-    });
+    }).result();
     expect(made).not.toBeNull();
     expect(made!.documents.map(({ drafts }) => drafts.map((draft) => draft.id))).toEqual([
       ['a', 'b'],
@@ -127,7 +127,7 @@ describe("the plugin's thread", () => {
     }
 
     // (without the flag, nothing is encoded)
-    const plain = await draftOnThread({} as TypePolicy, {} as SiteContext, documents);
+    const plain = await draftingOnThread({} as TypePolicy, {} as SiteContext, documents).result();
     expect(plain!.encoded.size).toBe(0);
   });
 });

@@ -25,7 +25,7 @@ import { askThread, draftingFile, unpacked } from './plugin-thread';
  *
  * The thread loads the package's bundle of workers/drafting.ts (dist/server/drafting.js, next to
  * the server's bundle). Where that file is not (the server run from its sources) or the thread
- * fails, stops or throws, `draftOnThread` answers null and the caller drafts on its own thread:
+ * fails, stops or throws, `draftingOnThread` answers null and the caller drafts on its own thread:
  * the same core function, the same items.
  */
 
@@ -70,23 +70,6 @@ export function wholeOrGuarded(draft: ItemDraft | ThinDraft): ItemDraft {
 export const isThin = (draft: ItemDraft): boolean => 'thin' in draft;
 
 /**
- * The drafts of each document of `documents` (each its entries in every locale), made on the
- * plugin's thread: what core's documentDrafts returns for it, in order; with `encodeContents`,
- * the keys and stored bodies of their canonical texts too (a first build writes every one of
- * them); with `unchanged` (each document's DocumentKeys), the drafts that match them answered thin
- * (wholeOrGuarded) and a document they settle answered without drafts. Null when the thread is
- * not available or could not draft them (the caller drafts on its own thread then).
- */
-export async function draftOnThread(
-  policy: TypePolicy,
-  site: SiteContext,
-  documents: readonly (readonly EntrySource[])[],
-  options: { encodeContents?: boolean; unchanged?: readonly DocumentKeys[] } = {},
-): Promise<ThreadDrafts | null> {
-  return draftingOnThread(policy, site, documents, options).result();
-}
-
-/**
  * How long a batch's result waits for the thread to begin it before it waits for the answer alone
  * (`draftingOnThread`).
  */
@@ -107,17 +90,23 @@ const waitAsync = (
 /** A batch handed to the plugin's thread (draftingOnThread). */
 export interface Drafting {
   /**
-   * What draftOnThread answers. With `shared`, while the thread has not answered, this thread
-   * drafts the documents it has not begun, from the last back.
+   * The drafts of each document (each its entries in every locale), made on the plugin's thread:
+   * what core's documentDrafts returns for it, in order; with `encodeContents`, the keys and
+   * stored bodies of their canonical texts too (a first build writes every one of them); with
+   * `unchanged` (each document's DocumentKeys), the drafts that match them answered thin
+   * (wholeOrGuarded) and a document they settle answered without drafts. Null when the thread is
+   * not available or could not draft them (the caller drafts on its own thread then). With
+   * `shared`, while the thread has not answered, this thread drafts the documents it has not
+   * begun, from the last back.
    */
   result(): Promise<ThreadDrafts | null>;
 }
 
 /**
- * draftOnThread, asked now and awaited later (`result`). With `shared`, the batch is drafted from
- * both ends once its result is awaited: a whole-site pass awaits a batch's drafts with nothing else
- * to do (its batch before written), and on a machine of two cores that wait left the main thread
- * idle while the plugin's thread drafted alone. A re-compare of every document of 10k articles is
+ * A batch handed to the plugin's thread now, its drafts awaited later (`result`). With `shared`,
+ * the batch is drafted from both ends once its result is awaited: a whole-site pass awaits a
+ * batch's drafts with nothing else to do (its batch before written), and on a machine of two cores
+ * that wait left the main thread idle while the plugin's thread drafted alone. A re-compare of every document of 10k articles is
  * bound by the drafting: medians of ten runs 4.85 → 4.67 s (docs/measurements.md). The same
  * function drafts on either side (workers/drafting.ts `draftBatch`), so the items are the same
  * whichever thread made them; each document is claimed by one side only (`claims`).
