@@ -79,7 +79,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     );
     const texts = await Promise.all(
       edited.map(
-        async (item) => (await app.http.get(new URL(item.content_url!).pathname).expect(200)).text,
+        async (item) => (await app.http.get(new URL(item.content_url).pathname).expect(200)).text,
       ),
     );
     return texts.some((text) => text.includes(sentence));
@@ -402,7 +402,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
         license: geo.license,
         usage: geo.usage,
       });
-      const content = await app.http.get(new URL(item.content_url!).pathname).expect(200);
+      const content = await app.http.get(new URL(item.content_url).pathname).expect(200);
       expect(sha256(content.text), item.id).toBe(item.checksum);
     }
     await expectVersionsSound();
@@ -414,24 +414,26 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     await wipe();
     await builder().rebuild({ trigger: 'test' });
     const built = await served();
-    // (the thread encoded the canonical texts it drafted: each stored text is the one its key
-    // names, and each item's canonical text is stored)
-    const stored = (await knex()('sitemap_ai_texts').select('key', 'body')) as {
-      key: string;
-      body: Buffer | string;
-    }[];
-    const texts = new Map(stored.map(({ key, body }) => [key, decodeBlob(body)]));
-    for (const [key, text] of texts) expect(blobKey(text), key).toBe(key);
-    const contentRefs = (await knex()('sitemap_ai_item_versions').select(
+    // (the thread encoded the canonical texts it drafted, kept in their versions' rows: each
+    // decodes to the text its item's checksum names, and none was stored by key)
+    const contents = (await knex()('sitemap_ai_item_versions').select(
+      'item_id',
       'content_ref',
+      'content_body',
       'checksum',
-    )) as { content_ref: string; checksum: string }[];
-    expect(contentRefs.length).toBeGreaterThan(20);
-    for (const { content_ref: ref, checksum } of contentRefs) {
-      expect(texts.has(ref), ref).toBe(true);
-      const hex = sha256(texts.get(ref)!).slice('sha256:'.length);
-      expect(Buffer.from(hex, 'hex').toString('base64url'), ref).toBe(checksum);
+    )) as {
+      item_id: string;
+      content_ref: string | null;
+      content_body: unknown;
+      checksum: string;
+    }[];
+    expect(contents.length).toBeGreaterThan(20);
+    for (const { item_id: id, content_ref: ref, content_body: body, checksum } of contents) {
+      expect([ref, Buffer.isBuffer(body)], id).toEqual([null, true]);
+      const hex = sha256(decodeBlob(body as Buffer)).slice('sha256:'.length);
+      expect(Buffer.from(hex, 'hex').toString('base64url'), id).toBe(checksum);
     }
+    expect(await rowsOf('sitemap_ai_texts')).toBe(0);
 
     // When every document is compared again with no hash to skip it (as after an upgrade)
     await knex()('sitemap_ai_source_hashes').del();
@@ -617,6 +619,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       'data_ref',
       'data_body',
       'content_ref',
+      'content_body',
     ];
     const states = (await knex()('sitemap_ai_fragment_states').select(stateColumns)) as Record<
       string,
@@ -624,17 +627,30 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     >[];
     expect(states).toHaveLength(before.size);
     expect(states.filter((row) => Object.values(row).some((value) => value !== null))).toEqual([]);
-    // and each version keeps its item's data in its row, as bytes that decode to what is served:
-    // the stored texts are the canonical ones
+    // and each version keeps its item's data and canonical text in its row, as bytes that decode
+    // to what is served; nothing is stored by key
     const versions = (await knex()('sitemap_ai_item_versions').select(
       'item_id',
       'data_ref',
       'data_body',
       'content_ref',
-    )) as { item_id: string; data_ref: string | null; data_body: unknown; content_ref: string }[];
+      'content_body',
+    )) as {
+      item_id: string;
+      data_ref: string | null;
+      data_body: unknown;
+      content_ref: string | null;
+      content_body: unknown;
+    }[];
     expect(versions).toHaveLength(before.size);
     expect(
-      versions.filter((row) => row.data_ref !== null || !Buffer.isBuffer(row.data_body)),
+      versions.filter(
+        (row) =>
+          row.data_ref !== null ||
+          !Buffer.isBuffer(row.data_body) ||
+          row.content_ref !== null ||
+          !Buffer.isBuffer(row.content_body),
+      ),
     ).toEqual([]);
     for (const row of versions) {
       const kept = JSON.parse(decodeBlob(row.data_body as Buffer)) as ManifestItem;
@@ -646,11 +662,16 @@ describe.each(testDatabases())('a first build on %s', (client) => {
         item.title,
       ]);
     }
-    const canonical = new Set(versions.map((row) => row.content_ref));
-    const storedKeys = ((await knex()('sitemap_ai_texts').select('key')) as { key: string }[]).map(
-      (row) => row.key,
-    );
-    expect(new Set(storedKeys)).toEqual(canonical);
+    expect(await rowsOf('sitemap_ai_texts')).toBe(0);
+    // and each fragment's content is served from its row
+    const rowOf = new Map(versions.map((row) => [row.item_id, row]));
+    const withContent = [...before.values()].filter((item) => item.type !== 'article').slice(0, 12);
+    expect(withContent).toHaveLength(12);
+    for (const item of withContent) {
+      const { pathname } = new URL(item.content_url);
+      const { text } = await app.http.get(pathname).expect(200);
+      expect(text, item.id).toBe(decodeBlob(rowOf.get(item.id)!.content_body as Buffer));
+    }
     const changelogRows = await rowsOf('sitemap_ai_changelog');
 
     // When every document is compared with its states again (what they were compared with
@@ -700,20 +721,31 @@ describe.each(testDatabases())('a first build on %s', (client) => {
         'item_id',
         edited.map((item) => item.id),
       )
-      .select('checksum', 'data_ref', 'data_body')) as {
+      .select('checksum', 'data_ref', 'data_body', 'content_ref', 'content_body')) as {
       checksum: string | null;
       data_ref: string | null;
       data_body: unknown;
+      content_ref: string | null;
+      content_body: unknown;
     }[];
+    const notByKey = (row: (typeof rewritten)[number]) =>
+      row.data_ref === null ||
+      row.data_body !== null ||
+      row.content_ref === null ||
+      row.content_body !== null;
     expect(rewritten.map((row) => row.checksum === null)).toEqual(edited.map(() => false));
-    expect(rewritten.filter((row) => row.data_ref === null || row.data_body !== null)).toEqual([]);
+    expect(rewritten.filter(notByKey)).toEqual([]);
     const newVersions = (await knex()('sitemap_ai_item_versions')
       .where('seq_from', 2)
-      .select('data_ref', 'data_body')) as { data_ref: string | null; data_body: unknown }[];
+      .select(
+        'checksum',
+        'data_ref',
+        'data_body',
+        'content_ref',
+        'content_body',
+      )) as typeof rewritten;
     expect(newVersions).toHaveLength(edited.length);
-    expect(newVersions.filter((row) => row.data_ref === null || row.data_body !== null)).toEqual(
-      [],
-    );
+    expect(newVersions.filter(notByKey)).toEqual([]);
     await expectVersionsSound();
   });
 

@@ -40,11 +40,13 @@ export interface NewItemVersion {
   stateRevision?: number;
   /**
    * The item's data and canonical text: stored already (their keys), the data's stored body to
-   * keep in the version's row and the text stored already, or both to be stored.
+   * keep in the version's row and the text stored already, both stored bodies to keep in the row
+   * (a first build's), or both to be stored.
    */
   stored:
     | { dataRef: string; contentRef: string }
     | { dataBody: Buffer | string; contentRef: string }
+    | { dataBody: Buffer | string; contentBody: Buffer | string }
     | { data: ManifestItem; content: string };
 }
 
@@ -196,8 +198,17 @@ function toPolicyRows(rows: readonly Row[], texts: ReadonlyMap<string, string>):
   }));
 }
 
+/**
+ * The row's canonical text (`content_body` among the columns read): from its stored text, kept in
+ * the row (a first build's), or inline on rows written before texts were stored by key.
+ */
 function contentOf(row: Row, texts: ReadonlyMap<string, string>): string {
-  return row.content_ref ? storedText(row, 'content_ref', texts) : String(row.content ?? '');
+  if (row.content_body === undefined) throw new Error('the text of this version was not read');
+  return row.content_ref
+    ? storedText(row, 'content_ref', texts)
+    : row.content_body
+      ? decodeBlob(row.content_body as Buffer | string)
+      : String(row.content ?? '');
 }
 
 /**
@@ -379,7 +390,8 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           ...((stored) => ({
             data_ref: 'dataRef' in stored ? stored.dataRef : null,
             data_body: 'dataBody' in stored ? stored.dataBody : null,
-            content_ref: stored.contentRef,
+            content_ref: 'contentRef' in stored ? stored.contentRef : null,
+            content_body: 'contentBody' in stored ? stored.contentBody : null,
           }))(refsOf(v)),
         })),
       );
@@ -540,7 +552,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         where: { ...validIn(snapshot), ...keysetFilters(after, { type: 'article' }) },
         orderBy: { item_id: 'asc' },
         limit: limit + 1,
-        select: [...SERVED_FIELDS, 'content_ref', 'content'],
+        select: [...SERVED_FIELDS, 'content_ref', 'content_body', 'content'],
       })) as Row[];
       const texts = await textsOf(rows, 'data_ref', 'content_ref');
       return rows.map((row) => ({
@@ -575,7 +587,7 @@ export const createItemRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<{ checksum: string; content: string } | null> {
       const row = (await query().findOne({
         where: { ...validIn(snapshot), item_id: itemId },
-        select: ['item_id', 'seq_from', 'checksum', 'content_ref', 'content'],
+        select: ['item_id', 'seq_from', 'checksum', 'content_ref', 'content_body', 'content'],
       })) as Row | null;
       if (!row) return null;
       const texts = await textsOf([row], 'content_ref');

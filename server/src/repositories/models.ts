@@ -60,6 +60,11 @@ export const itemColumns = (client = 'sqlite'): Record<string, Attribute> => ({
   // what a version made by a first build holds, its state taking it from there (README "Storage").
   data_body: bytesAttribute(client),
   content_ref: string(),
+  // The item's canonical text, its stored body's bytes in the row instead of a key (`content_ref`
+  // null): a first build's version holds it as it holds its data, and its state takes it from
+  // there (README "Storage"). Texts stored by key are unique by key: each was an upsert and a
+  // random entry of that index, which a first build's every commit rewrote.
+  content_body: bytesAttribute(client),
   // Item data and canonical text inline: rows written before texts were stored by key.
   data: json(),
   content: text(),

@@ -56,13 +56,15 @@ export class StateConflictError extends Error {
 
 /**
  * A tracked state as read, with the keys of its stored data and text (absent on rows of 0.x), or
- * its data as kept in its row (`dataInRow`, still encoded: a first build's, read from its version).
+ * its data and text as kept in its row (`dataInRow`, `contentInRow`, still encoded: a first
+ * build's, read from its version).
  */
 export type StoredTrackedState = TrackedState & {
   pending: boolean;
   dataRef?: string;
   dataInRow?: Buffer | string;
   contentRef?: string;
+  contentInRow?: Buffer | string;
 };
 
 /**
@@ -150,7 +152,11 @@ const LAZY_ACCESSORS: PropertyDescriptorMap = {
     enumerable: true,
     get(this: LazyState): string {
       const lazy = this[LAZY];
-      if (!this.contentRef) return String(lazy.inlineContent ?? '');
+      // (a text kept in the row was read with it, whatever the load)
+      if (!this.contentRef)
+        return this.contentInRow
+          ? (lazy.content ??= decodeBlob(this.contentInRow))
+          : String(lazy.inlineContent ?? '');
       if (lazy.load !== 'all')
         throw new Error(
           lazy.load === 'later'
@@ -206,6 +212,8 @@ function toState(
     dataRef,
     dataInRow: dataRef || !row.data_body ? undefined : (row.data_body as Buffer | string),
     contentRef,
+    contentInRow:
+      contentRef || !row.content_body ? undefined : (row.content_body as Buffer | string),
   } satisfies Omit<StoredTrackedState, 'data' | 'content'>;
   const lazy: LazyTexts = {
     load,
@@ -291,6 +299,7 @@ function toRow(state: TrackedState, refs: { data: string; content: string } | nu
     data_ref: refs.data,
     data_body: null,
     content_ref: refs.content,
+    content_body: null,
     data: null,
     content: null,
   };
@@ -799,14 +808,15 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           for (const row of rows) {
             const data: Row = {};
             for (const column of FROM_VERSION) data[column] = row[column];
-            // The data kept in the row as bytes, written as they are (the entity manager would
-            // write them as JSON), while the state still takes its fields from its version.
-            const { data_body: body, ...rest } = data;
-            if (body !== null && body !== undefined)
-              await trx(stateTable)
-                .where('id', Number(row.id))
-                .whereNull('checksum')
-                .update({ data_body: body });
+            // The data and text kept in the row as bytes, written as they are (the entity
+            // manager would write them as JSON), while the state still takes its fields from its
+            // version.
+            const { data_body: dataBody, content_body: contentBody, ...rest } = data;
+            const bytes: Row = {};
+            if (dataBody !== null && dataBody !== undefined) bytes.data_body = dataBody;
+            if (contentBody !== null && contentBody !== undefined) bytes.content_body = contentBody;
+            if (Object.keys(bytes).length > 0)
+              await trx(stateTable).where('id', Number(row.id)).whereNull('checksum').update(bytes);
             await states().updateMany({
               where: { id: row.id, checksum: { $null: true } },
               data: rest,
@@ -1018,13 +1028,13 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         noAliases?: boolean;
         /**
          * A first build publishing as it tracks: these states are made versions by `insert`, in
-         * the same transaction, given their canonical texts' keys and their data to keep in the
-         * version's row, and wait for no build.
+         * the same transaction, given the stored bodies of their data and canonical texts to keep
+         * in the version's row, and wait for no build.
          */
         published?: {
           itemIds: ReadonlySet<string>;
           insert(
-            refs: ReadonlyMap<string, { dataBody: Buffer; contentRef: string }>,
+            refs: ReadonlyMap<string, { dataBody: Buffer; contentBody: Buffer }>,
           ): Promise<void>;
         };
       } = {},
@@ -1036,24 +1046,45 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       // them for this very text. The data of a state published now is kept in its version's row
       // instead (README "Storage"): no two versions of a first build share one, and as a stored
       // text each was a row and a random entry of the texts' key index more, and a hash.
+      // The canonical text of a state published now is kept in its version's row too, as the
+      // thread encoded it when it did (no key, no upsert, no entry of the texts' key index).
       const written: string[] = [];
       const given: (EncodedContent | undefined)[] = [];
       const inRow: string[] = [];
-      /** Per write: where its data's key (`data`) or body (`inRow`) comes, and its text's key. */
-      const places: { data: number; inRow: number; content: number }[] = [];
+      /**
+       * Per write: where its data's key (`data`) or body (`inRow`) comes; its text's key
+       * (`content`), or its body: given (`contentBody`) or encoded with the data (`contentInRow`).
+       */
+      const places: {
+        data: number;
+        inRow: number;
+        content: number;
+        contentInRow: number;
+        contentBody?: Buffer;
+      }[] = [];
       const place = (text: string, made?: EncodedContent) => {
         given.push(made);
         return written.push(text) - 1;
       };
       for (const { state } of writes) {
         const made = encoded?.get(state.itemId);
+        const madeHere = made?.text === state.content ? made : undefined;
         const data = JSON.stringify(state.data);
-        const kept = published?.itemIds.has(state.itemId) === true;
-        places.push({
-          data: kept ? -1 : place(data),
-          inRow: kept ? inRow.push(data) - 1 : -1,
-          content: place(state.content, made?.text === state.content ? made : undefined),
-        });
+        if (published?.itemIds.has(state.itemId) === true)
+          places.push({
+            data: -1,
+            inRow: inRow.push(data) - 1,
+            content: -1,
+            contentInRow: madeHere ? -1 : inRow.push(state.content) - 1,
+            contentBody: madeHere?.body,
+          });
+        else
+          places.push({
+            data: place(data),
+            inRow: -1,
+            content: place(state.content, madeHere),
+            contentInRow: -1,
+          });
       }
       const texts = blobs.prepare(written, given);
       const bodiesInRow = blobs.inline(inRow);
@@ -1151,13 +1182,13 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         // (last, as their data encoded meanwhile)
         if (published) {
           const made = await bodiesInRow;
-          const refs = new Map<string, { dataBody: Buffer; contentRef: string }>();
+          const refs = new Map<string, { dataBody: Buffer; contentBody: Buffer }>();
           writes.forEach(({ state }, i) => {
             const place = places[i]!;
             if (place.inRow >= 0)
               refs.set(state.itemId, {
                 dataBody: made[place.inRow]!,
-                contentRef: keys[place.content]!,
+                contentBody: place.contentBody ?? made[place.contentInRow]!,
               });
           });
           await published.insert(refs);

@@ -149,7 +149,9 @@ export const createSnapshotBuilder = ({ strapi }: { strapi: Core.Strapi }) => {
         ? { dataRef: state.dataRef, contentRef: state.contentRef }
         : state.dataInRow && state.contentRef
           ? { dataBody: state.dataInRow, contentRef: state.contentRef }
-          : { data: state.data, content: state.content },
+          : state.dataInRow && state.contentInRow
+            ? { dataBody: state.dataInRow, contentBody: state.contentInRow }
+            : { data: state.data, content: state.content },
     );
   }
 
