@@ -100,6 +100,18 @@ describe.each(testDatabases())('a first build on %s', (client) => {
   }
 
   /** One open version per item, none of an empty range, none waiting after the build. */
+  /**
+   * Each item served has its own canonical text: the content its URL serves is the text its
+   * checksum names (wherever its version keeps it: by key, or in its row).
+   */
+  async function expectContentsSound(items: Map<string, ManifestItem>): Promise<void> {
+    expect(items.size).toBeGreaterThan(20);
+    for (const item of items.values()) {
+      const { text } = await app.http.get(new URL(item.content_url).pathname).expect(200);
+      expect(sha256(text), item.id).toBe(item.checksum);
+    }
+  }
+
   async function expectVersionsSound(): Promise<VersionRow[]> {
     const versions = (await knex()('sitemap_ai_item_versions').select(
       'item_id',
@@ -174,7 +186,9 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     // Then it publishes snapshot 1 with every item, as the settings give them
     expect(result.snapshot.seq).toBe(1);
     expect(result.snapshot.itemCount).toBe(expected.size);
-    expectServedAsAtStart(await served());
+    const now = await served();
+    expectServedAsAtStart(now);
+    await expectContentsSound(now);
     await expectVersionsSound();
   });
 
@@ -247,6 +261,12 @@ describe.each(testDatabases())('a first build on %s', (client) => {
         (item) => expected.get(item.id)!.usage.train === train && item.usage.train !== train,
       );
       expect(defaulted.length).toBeGreaterThan(0);
+      // with the canonical texts the interrupted run had kept in its versions' rows (given back
+      // to the states before those versions went): no item is counted as edited
+      await expectContentsSound(recovered);
+      expect(
+        [...recovered.values()].filter((item) => !item.version.startsWith('v1.')).map((i) => i.id),
+      ).toEqual([]);
       await expectVersionsSound();
       await wipe();
       await builder().rebuild({ trigger: 'test' });
