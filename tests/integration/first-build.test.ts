@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ManifestItem } from '../../shared/contracts/manifest';
 import type { FirstPublish } from '../../server/src/services/tracker';
 import { createGeoRepository } from '../../server/src/repositories/geo-repository';
@@ -488,6 +488,143 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     }
     await builder().rebuild({ trigger: 'test' });
     expect(await served()).toEqual(built);
+  });
+
+  /** What a first build's pass reported (tracker `reconcileAll`), caught as the build ran. */
+  interface Pass {
+    documents: number;
+    draftedBeside: number;
+    comparedOnThread: number;
+    failures: unknown[];
+  }
+  async function firstBuildPass(): Promise<Pass> {
+    const reconcileAll = vi.spyOn(tracker(), 'reconcileAll');
+    try {
+      await builder().rebuild({ trigger: 'test' });
+      expect(reconcileAll).toHaveBeenCalledTimes(1);
+      return (await reconcileAll.mock.results[0]!.value) as Pass;
+    } finally {
+      reconcileAll.mockRestore();
+    }
+  }
+
+  /** An item as served, its times left out: two builds of the same site serve the rest alike. */
+  const timeless = (item: ManifestItem): unknown =>
+    JSON.parse(JSON.stringify(item).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '(time)'));
+
+  it("compares a first build's documents on the plugin's thread, item for item what this thread compares", async () => {
+    // Given a first build whose documents with no state the thread compared as it drafted them
+    // (the changelog empty as it began)
+    await wipe();
+    const onThread = await firstBuildPass();
+    expect(onThread.failures).toEqual([]);
+    expect(onThread.comparedOnThread).toBeGreaterThan(0);
+    expect(onThread.comparedOnThread + onThread.draftedBeside).toBe(onThread.documents);
+    const thread = await served();
+    await expectContentsSound(thread);
+
+    // When the same site is built again from nothing but a changelog row of another item, so that
+    // every document is compared on this thread
+    await wipe();
+    await app.strapi.db.query('plugin::sitemap-ai.changelog-entry').create({
+      data: {
+        item_id: 'article:not-on-this-site:en',
+        at: new Date().toISOString(),
+        version: 'v1.0',
+        kind: 'added',
+        desc: 'page added',
+        checksum_before: null,
+        checksum_after: null,
+      },
+    });
+    const here = await firstBuildPass();
+    expect(here.failures).toEqual([]);
+    expect(here.comparedOnThread).toBe(0);
+    expect(here.documents).toBe(onThread.documents);
+
+    // Then both serve the same items, every field alike but for the times they were made
+    const compared = await served();
+    expect([...compared.keys()].sort()).toEqual([...thread.keys()].sort());
+    for (const [id, item] of thread)
+      expect(timeless(item), id).toEqual(timeless(compared.get(id)!));
+    expect(await rowsOf('sitemap_ai_pending_states')).toBe(0);
+  });
+
+  it('compares here a fresh document whose states the policy check holds back, storing their whole data while they wait', async () => {
+    // Given a first build during which the policy check refuses the items of one article
+    await wipe();
+    const policy = app.strapi.plugin('sitemap-ai').service('policy') as {
+      violations(
+        candidates: readonly { itemId: string; sourceDocument: string }[],
+      ): Promise<Map<string, string>>;
+    };
+    const check = policy.violations.bind(policy);
+    let heldBack: string | undefined;
+    const violations = vi.spyOn(policy, 'violations').mockImplementation(async (candidates) => {
+      const refused = await check(candidates);
+      // (the first document of the first batch: the thread drafts every batch's first document)
+      heldBack ??= candidates[0]?.sourceDocument;
+      for (const c of candidates) if (c.sourceDocument === heldBack) refused.set(c.itemId, 'held');
+      return refused;
+    });
+    const warnings: string[] = [];
+    const warn = app.strapi.log.warn;
+    app.strapi.log.warn = ((message: string) => {
+      warnings.push(String(message));
+    }) as typeof warn;
+    let pass: Pass;
+    try {
+      pass = await firstBuildPass();
+    } finally {
+      violations.mockRestore();
+      app.strapi.log.warn = warn;
+    }
+
+    // Then that article was compared on this thread, the others where they were drafted
+    expect(heldBack).toBeDefined();
+    expect(pass.failures).toEqual([]);
+    expect(pass.comparedOnThread + pass.draftedBeside).toBe(pass.documents - 1);
+    // (its batch written at once, not tracked again document by document)
+    expect(warnings.filter((message) => /one by one/.test(message))).toEqual([]);
+    // and its items wait, none served, each state holding its whole item (not the part of it
+    // the thread sends back), stored by key
+    const waiting = (await knex()('sitemap_ai_fragment_states')
+      .where({ source_document: heldBack })
+      .select('item_id', 'data_ref')) as { item_id: string; data_ref: string | null }[];
+    expect(waiting.length).toBeGreaterThan(3);
+    expect(waiting.filter((row) => row.data_ref === null)).toEqual([]);
+    const pending = (await knex()('sitemap_ai_pending_states').select('item_id')) as {
+      item_id: string;
+    }[];
+    expect(new Set(pending.map((row) => row.item_id))).toEqual(
+      new Set(waiting.map((row) => row.item_id)),
+    );
+    const now = await served();
+    for (const { item_id: id } of waiting) expect(now.has(id), id).toBe(false);
+    const repository = createStateRepository({ strapi: app.strapi });
+    const states = await repository.forDocuments(ARTICLE, [heldBack!]);
+    expect(states).toHaveLength(waiting.length);
+    for (const state of states)
+      expect([state.data.content_url, state.data.citation], state.itemId).not.toContain(undefined);
+
+    // When the check lets them through and the site is built again
+    await builder().rebuild({ trigger: 'test' });
+
+    // Then every item is served, theirs too, with their content, each of theirs as its waiting
+    // state held it
+    const after = await served();
+    expect(after.size).toBe(now.size + waiting.length);
+    await expectContentsSound(after);
+    for (const state of states) {
+      const item = after.get(state.itemId)!;
+      expect([
+        state.data.url,
+        state.data.license,
+        state.data.usage,
+        state.data.content_url,
+      ]).toEqual([item.url, item.license, item.usage, item.content_url]);
+    }
+    expect(await rowsOf('sitemap_ai_pending_states')).toBe(0);
   });
 
   it("answers a re-compare's unchanged items thin from the plugin's thread, and still writes what changed", async () => {

@@ -8,6 +8,7 @@ import {
   stateKey,
   type ThinDraft,
 } from '../../server/src/workers/drafting';
+import { diffDocument, type UntrackedDiffInput } from '../../server/src/core/tracking';
 import { wholeOrGuarded } from '../../server/src/utils/drafting-thread';
 import type { ItemDraft } from '../../server/src/core/types';
 import { ARTICLE_TYPE, SITE, geoEntry } from './fixtures/entries';
@@ -204,5 +205,67 @@ describe('draftBatch', () => {
     expect(() => ({ ...guarded })).toThrow(/without its item/);
     const full: ItemDraft = draft!;
     expect(wholeOrGuarded(full)).toBe(full);
+  });
+
+  it('Given fresh documents (no state) to compare, Then they are answered with the states the tracker would write, each stamped with the policy, their data cut to what the main thread reads', () => {
+    const documents = [
+      [en, sk],
+      [unplaceable],
+      [geoEntry({ metadata: { ...en.metadata, reason: 'First cut' } })],
+    ];
+    const input: UntrackedDiffInput = {
+      uid: 'api::article.article',
+      langs: ['en', 'sk'],
+      now: '2026-12-06T10:00:00.000Z',
+      print: 'print-1',
+    };
+    const written: unknown[] = [];
+    const answer = draftBatch(
+      {
+        kind: 'draft',
+        id: 3,
+        policy: ARTICLE_TYPE,
+        site: SITE,
+        documents,
+        encodeContents: true,
+        fresh: { input, documentIds: [en.documentId, null, en.documentId] },
+      },
+      (drafts, writes) => written.push(writes ? writes.map((w) => w.state.data) : drafts.length),
+    );
+    expect(answer.error).toBeUndefined();
+    // (a document not fresh is answered its drafts, as ever)
+    expect(answer.documents![1]).toEqual({ drafts: [], unfilled: [0] });
+    expect(written[1]).toBe(0);
+    for (const i of [0, 2]) {
+      const entries = documents[i]!;
+      const { drafts } = documentDrafts(entries, ARTICLE_TYPE, SITE);
+      const expected = diffDocument({
+        uid: input.uid,
+        documentId: en.documentId,
+        drafts,
+        langs: input.langs,
+        states: [],
+        reasons: Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason])),
+        recent: new Map(),
+        now: input.now,
+      });
+      const answered = answer.documents![i]!;
+      expect(answered.drafts).toEqual([]);
+      expect(answered.diff!.changelog).toEqual(expected.changelog);
+      expect(answered.diff!.writes).toHaveLength(drafts.length);
+      // `between` is given the whole data of each state, the answer only what the main thread reads
+      expect(written[i]).toEqual(expected.writes.map((w) => w.state.data));
+      answered.diff!.writes.forEach((write, k) => {
+        const whole = expected.writes[k]!.state;
+        const { title, url, license, usage, signals } = whole.data;
+        expect(write.state).toEqual({
+          ...whole,
+          policyPrint: 'print-1',
+          data: { title, url, license, usage, signals: { canonical: signals!.canonical } },
+        });
+      });
+    }
+    // (an editor's reason is the entry of the page it was given for)
+    expect(answer.documents![2]!.diff!.changelog.map((entry) => entry.desc)).toContain('First cut');
   });
 });

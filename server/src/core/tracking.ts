@@ -1,7 +1,13 @@
 import { nextState, storedItem, versionString } from './items';
 import { extend } from './objects';
 import { DAY_MS } from '../../../shared/constants';
-import type { ChangelogEntry, ItemDraft, ManifestItem, StoredItemState } from './types';
+import type {
+  ChangelogEntry,
+  EntrySource,
+  ItemDraft,
+  ManifestItem,
+  StoredItemState,
+} from './types';
 
 /** docs/protocol.md §3.1 changelog kinds. */
 export const CHANGE_KINDS = ['added', 'content', 'metadata', 'removed'] as const;
@@ -339,6 +345,55 @@ export function unchangedStates<S extends TrackedState>(
       (draft.type !== 'article' || freshReasonOf(input, draft.lang) === undefined)
     );
   });
+}
+
+/** The editor's reason of each locale's entry (DocumentDiffInput `reasons`). */
+export function reasonsOf(entries: readonly EntrySource[]): Record<string, string | undefined> {
+  return Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
+}
+
+/**
+ * What a first build compares a document with no tracked state by, where it drafts it
+ * (workers/drafting.ts `fresh`): the pass's locales, its time and cause, and the fingerprint of
+ * the policy its drafts are made under.
+ */
+export interface UntrackedDiffInput {
+  uid: string;
+  langs: readonly string[];
+  now: string;
+  cause?: string;
+  print: string;
+}
+
+/**
+ * diffDocument of a document none of whose items has a state, when the changelog holds nothing
+ * of them (a first build's, begun on an empty changelog): every item added, each state stamped
+ * with the policy it was computed under — what the tracker's comparison writes for it
+ * (services/tracker.ts `diffDocuments`), made by the same function.
+ */
+export function diffUntracked(
+  input: UntrackedDiffInput,
+  documentId: string,
+  entries: readonly EntrySource[],
+  drafts: readonly ItemDraft[],
+): { writes: StateWrite[]; changelog: ChangelogRecord[] } {
+  const diff = diffDocument({
+    uid: input.uid,
+    documentId,
+    drafts,
+    langs: input.langs,
+    states: [],
+    reasons: reasonsOf(entries),
+    recent: new Map(),
+    now: input.now,
+    cause: input.cause,
+  });
+  return {
+    writes: diff.writes.map((write) =>
+      extend(write, { state: extend(write.state, { policyPrint: input.print }) }),
+    ),
+    changelog: diff.changelog,
+  };
 }
 
 /**

@@ -1014,12 +1014,18 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         noAliases = false,
         published,
         encoded,
+        encodedData,
       }: {
         /**
          * Canonical texts keyed and encoded already, by item id (a first build's, by the thread
          * that drafted them): used for a state of that item whose text is the same.
          */
         encoded?: ReadonlyMap<string, EncodedContent>;
+        /**
+         * Item data encoded already, by item id (a first build's fresh states', by the thread that
+         * compared them): used for a state published now that holds that very object.
+         */
+        encodedData?: ReadonlyMap<string, { data: object; body: Buffer }>;
         /**
          * None of the states written existed and the aliases were empty when their comparison
          * began: an alias is made of a renamed item's id, whose state exists, so none of theirs
@@ -1058,6 +1064,7 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       const places: {
         data: number;
         inRow: number;
+        dataBody?: Buffer;
         content: number;
         contentInRow: number;
         contentBody?: Buffer;
@@ -1069,18 +1076,20 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
       for (const { state } of writes) {
         const made = encoded?.get(state.itemId);
         const madeHere = made?.text === state.content ? made : undefined;
-        const data = JSON.stringify(state.data);
+        const madeData = encodedData?.get(state.itemId);
+        const dataBody = madeData?.data === state.data ? madeData.body : undefined;
         if (published?.itemIds.has(state.itemId) === true)
           places.push({
             data: -1,
-            inRow: inRow.push(data) - 1,
+            inRow: dataBody ? -1 : inRow.push(JSON.stringify(state.data)) - 1,
+            dataBody,
             content: -1,
             contentInRow: madeHere ? -1 : inRow.push(state.content) - 1,
             contentBody: madeHere?.body,
           });
         else
           places.push({
-            data: place(data),
+            data: place(JSON.stringify(state.data)),
             inRow: -1,
             content: place(state.content, madeHere),
             contentInRow: -1,
@@ -1185,9 +1194,9 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           const refs = new Map<string, { dataBody: Buffer; contentBody: Buffer }>();
           writes.forEach(({ state }, i) => {
             const place = places[i]!;
-            if (place.inRow >= 0)
+            if (place.data < 0)
               refs.set(state.itemId, {
-                dataBody: made[place.inRow]!,
+                dataBody: place.dataBody ?? made[place.inRow]!,
                 contentBody: place.contentBody ?? made[place.contentInRow]!,
               });
           });

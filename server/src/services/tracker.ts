@@ -10,7 +10,9 @@ import {
   impliedByState,
   ITEM_CHANGELOG_DAYS,
   ITEM_CHANGELOG_MAX,
+  reasonsOf,
   unchangedStates,
+  type UntrackedDiffInput,
   type AliasRecord,
   type ChangelogRecord,
   type StateWrite,
@@ -28,7 +30,12 @@ import { sha256Hex, stableStringify } from '../core/canonical';
 import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
-import { draftingOnThread, isThin, type ThreadDocument } from '../utils/drafting-thread';
+import {
+  draftingOnThread,
+  isThin,
+  type EncodedData,
+  type ThreadDocument,
+} from '../utils/drafting-thread';
 import type { EncodedContent } from '../repositories/blob-repository';
 import { stateKey, type DocumentKeys } from '../workers/drafting';
 import type { EnabledType } from './config';
@@ -273,11 +280,6 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     return byDocument;
   }
 
-  /** The editor's reason of each locale's entry. */
-  function reasonsOf(entries: readonly EntrySource[]): Record<string, string | undefined> {
-    return Object.fromEntries(entries.map((e) => [e.lang, e.metadata.reason]));
-  }
-
   interface DocumentRead {
     documentId: string;
     entries: EntrySource[];
@@ -443,6 +445,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     states?: readonly StoredTrackedState[];
     /** Documents of `batch` whose comparison would change nothing (answered settled, no drafts). */
     settled?: ReadonlySet<string>;
+    /** A first build's fresh states' data the thread encoded, by item id (ThreadDrafts `data`). */
+    encodedData?: ReadonlyMap<string, EncodedData>;
+    /** What the thread compared fresh documents under (DraftRequest `fresh`), if it did. */
+    fresh?: UntrackedDiffInput;
   }
 
   /**
@@ -490,6 +496,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     scope: DocumentScope,
     entriesRead: ReadonlyMap<string, EntrySource[]>,
     publish: boolean,
+    { cause, noChangelogBefore = false }: { cause?: string; noChangelogBefore?: boolean } = {},
   ): Promise<() => Promise<Drafted>> {
     const compared = await toCompare(type, scope, entriesRead, true);
     const { batch } = compared;
@@ -500,16 +507,36 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     if (publish) {
       // (the states after the entries, as the batch reads them)
       const known = await states.forDocuments(type.uid, batch, { texts: 'later' });
+      // On a changelog that was empty as the build began, the thread compares the documents that
+      // have no state as well (all of a first build's): every item added, what trackBatch would
+      // write for them, made there and encoded there — no drafts sent here only to be compared,
+      // and no item data sent back to be encoded.
+      const tracked = new Set(known.map((state) => state.sourceDocument));
+      const fresh: UntrackedDiffInput | undefined = noChangelogBefore
+        ? {
+            uid: type.uid,
+            langs: scope.langs,
+            now: new Date().toISOString(),
+            cause,
+            print: settings().policyFingerprint(),
+          }
+        : undefined;
       const drafting = draftingOnThread(type.policy, scope.site, documents, {
         encodeContents: true,
         shared: true,
+        fresh: fresh && {
+          input: fresh,
+          documentIds: batch.map((documentId) => (tracked.has(documentId) ? null : documentId)),
+        },
       });
       return async () => {
         const made = await drafting.result();
         return extend(compared, {
           drafts: byDocument(made),
           encoded: made?.encoded,
+          encodedData: made?.data,
           states: known,
+          fresh,
         });
       };
     }
@@ -567,6 +594,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     failures: TrackFailure[];
     /** Documents left as they are (skipUnchanged). */
     unchanged: number;
+    /** Documents written as the plugin's thread compared them (DraftRequest `fresh`). */
+    comparedOnThread?: number;
   }> {
     const { langs } = scope;
     const byDocument = new Map(entriesRead);
@@ -576,6 +605,25 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     const unchanged = byDocument.size - batch.length;
     if (batch.length === 0) return { changed: 0, failures, unchanged };
     const made = new Map(drafted?.drafts);
+    // The documents the thread compared as it drafted them (fresh: no state, on a changelog that
+    // was empty as the build began), when this comparison would have compared them alike: with
+    // no state of theirs read (`drafted.states`), the same cause and the same policy. The others
+    // it compared are drafted again here: their answered drafts are not what they publish.
+    const fromThread = new Map<string, { writes: StateWrite[]; changelog: ChangelogRecord[] }>();
+    const hadStates = new Set(drafted?.states?.map((state) => state.sourceDocument));
+    const freshAlike =
+      !before &&
+      publish !== undefined &&
+      noChangelogBefore &&
+      drafted?.states !== undefined &&
+      drafted.fresh !== undefined &&
+      drafted.fresh.cause === cause &&
+      drafted.fresh.print === settings().policyFingerprint();
+    for (const [documentId, ready] of made) {
+      if (!ready.diff) continue;
+      if (freshAlike && !hadStates.has(documentId)) fromThread.set(documentId, ready.diff);
+      made.delete(documentId);
+    }
     const draftsFor = (documentId: string, entries: readonly EntrySource[]) => {
       const ready = made.get(documentId);
       if (!ready) return draftsOf(type, entries, scope.site).drafts;
@@ -585,18 +633,49 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     // (a settled document is not compared: its states stay as they are, its hash is recorded)
     const settled = drafted?.settled ?? new Set<string>();
     for (const documentId of settled) logUnfilled(type, made.get(documentId)!);
-    const comparing = batch.filter((documentId) => !settled.has(documentId));
-    const compare = (known: readonly StoredTrackedState[]) =>
-      diffDocuments(
-        type.uid,
-        comparing.map((documentId) => {
-          const entries = byDocument.get(documentId)!;
-          return { documentId, entries, drafts: draftsFor(documentId, entries), langs };
-        }),
-        cause,
-        known,
-        noChangelogBefore,
-      );
+    for (const documentId of fromThread.keys())
+      logUnfilled(type, drafted!.drafts!.get(documentId)!);
+    const comparing = batch.filter(
+      (documentId) => !settled.has(documentId) && !fromThread.has(documentId),
+    );
+    const compare = async (known: readonly StoredTrackedState[]) => {
+      const diff =
+        comparing.length === 0
+          ? { writes: [], changelog: [], aliases: [], changed: 0 }
+          : await diffDocuments(
+              type.uid,
+              comparing.map((documentId) => {
+                const entries = byDocument.get(documentId)!;
+                return { documentId, entries, drafts: draftsFor(documentId, entries), langs };
+              }),
+              cause,
+              known,
+              noChangelogBefore,
+            );
+      if (fromThread.size === 0) return diff;
+      // (in the batch's order, the order of the items' ids: their rows are appended to the
+      // indexes on them, not inserted at random places)
+      const compared = new Map<string, StateWrite[]>();
+      for (const write of diff.writes) {
+        const list = compared.get(write.state.sourceDocument);
+        if (list) list.push(write);
+        else compared.set(write.state.sourceDocument, [write]);
+      }
+      const writes: StateWrite[] = [];
+      const changelog: ChangelogRecord[] = [...diff.changelog];
+      let changed = diff.changed;
+      for (const documentId of batch) {
+        const made = fromThread.get(documentId);
+        writes.push(...(made?.writes ?? compared.get(documentId) ?? []));
+        compared.delete(documentId);
+        if (!made) continue;
+        changelog.push(...made.changelog);
+        changed += made.writes.length;
+      }
+      // (a state of another document, if any: never dropped)
+      for (const list of compared.values()) writes.push(...list);
+      return { writes, changelog, aliases: diff.aliases, changed };
+    };
     try {
       const known =
         before ??
@@ -627,12 +706,30 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         documentId,
         hash: byDocument.get(documentId)!.length > 0 ? hashes.get(documentId)! : null,
       }));
-      const published = publish ? await publishable(diff.writes, publish) : [];
+      let published = publish ? await publishable(diff.writes, publish) : [];
+      // A fresh document the thread compared whose states are not all published now (the policy
+      // check refused one, or the policy changed meanwhile) is compared here: its states' data
+      // came cut (workers/drafting.ts FreshData), and a state that waits stores the whole of it.
+      if (fromThread.size > 0) {
+        const publishedIds = new Set(published.map((state) => state.itemId));
+        const waiting = [...fromThread].flatMap(([documentId, made]) =>
+          made.writes.every((write) => publishedIds.has(write.state.itemId)) ? [] : [documentId],
+        );
+        if (waiting.length > 0) {
+          for (const documentId of waiting) {
+            fromThread.delete(documentId);
+            comparing.push(documentId);
+          }
+          diff = await compare(known);
+          published = publish ? await publishable(diff.writes, publish) : [];
+        }
+      }
       const { writes, changelog } =
         publish && noChangelogBefore ? keptInStates(diff, published) : diff;
       await states.write(writes, changelog, diff.aliases, compared, {
         noAliases: noAliasesBefore && known.length === 0,
         encoded: drafted?.encoded,
+        encodedData: drafted?.encodedData,
         published:
           publish && published.length > 0
             ? {
@@ -647,7 +744,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             : undefined,
       });
       if (publish) for (const state of published) publish.published(state);
-      return { changed: diff.changed, failures, unchanged };
+      return { changed: diff.changed, failures, unchanged, comparedOnThread: fromThread.size };
     } catch (error) {
       // Without the lease nothing more is written, one by one or otherwise.
       if (error instanceof LeaseLostError) throw error;
@@ -1090,6 +1187,11 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       answeredThin: number;
       /** Documents the thread answered settled: their states left uncompared (`unchangedKeys`). */
       settled: number;
+      /**
+       * Documents the thread compared as it drafted them (a first build's, with no state), written
+       * as it made them (DraftRequest `fresh`).
+       */
+      comparedOnThread: number;
     }> {
       let documents = 0;
       let changed = 0;
@@ -1098,6 +1200,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       let draftedBeside = 0;
       let answeredThin = 0;
       let settled = 0;
+      let comparedOnThread = 0;
       const failures: TrackFailure[] = [];
       /** The documents compared, by type. */
       const seen = new Map<string, Set<string>>();
@@ -1130,7 +1233,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
           let drafted: () => Promise<Drafted>;
           try {
             entries = await entriesOf(type, scope, ids, { lang, entries: first });
-            drafted = await draftAhead(type, scope, entries, publish !== undefined);
+            drafted = await draftAhead(type, scope, entries, publish !== undefined, {
+              cause,
+              noChangelogBefore,
+            });
           } catch (error) {
             await previous.catch(() => undefined);
             throw error;
@@ -1156,6 +1262,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
             });
             changed += result.changed;
             unchanged += result.unchanged;
+            comparedOnThread += result.comparedOnThread ?? 0;
             failures.push(...result.failures);
             await turnEventLoop();
           })();
@@ -1197,6 +1304,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         draftedBeside,
         answeredThin,
         settled,
+        comparedOnThread,
       };
     },
   };

@@ -1,5 +1,6 @@
 import type { DocumentDrafts, SiteContext, TypePolicy } from '../core/items';
-import type { EntrySource, ItemDraft } from '../core/types';
+import type { ChangelogRecord, StateWrite } from '../core/tracking';
+import type { EntrySource, ItemDraft, ManifestItem } from '../core/types';
 import type { EncodedContent } from '../repositories/blob-repository';
 import { encodeBlob } from '../repositories/blob-codec';
 import { blobKeyOfChecksum } from '../core/canonical';
@@ -33,7 +34,34 @@ import { askThread, draftingFile, unpacked } from './plugin-thread';
  * One document's drafts as the thread answers them: none for a settled one, with how many it had;
  * `here` when this thread drafted it (Drafting `result`).
  */
-export type ThreadDocument = DocumentDrafts & { settled?: number; here?: true };
+export type ThreadDocument = DocumentDrafts & {
+  settled?: number;
+  here?: true;
+  /**
+   * A fresh document's comparison, made by the thread (DraftRequest `fresh`): the states to
+   * write and their changelog; its `drafts` are then empty, not what it publishes.
+   */
+  diff?: { writes: StateWrite[]; changelog: ChangelogRecord[] };
+};
+
+/** A fresh state's data, cut, and the stored body of the whole of it (ThreadDrafts). */
+export interface EncodedData {
+  data: ManifestItem;
+  body: Buffer;
+}
+
+/**
+ * A fresh state's data as answered (workers/drafting.ts FreshData), made impossible to store: a
+ * write that would serialize it instead of taking its body (ThreadDrafts `data`) throws, and the
+ * tracker then tracks the batch again document by document, drafted on this thread.
+ */
+function cutData(data: ManifestItem): ManifestItem {
+  return Object.defineProperty(data, 'toJSON', {
+    value: () => {
+      throw new Error(`the data of ${data.url} was answered cut: only its encoded body is stored`);
+    },
+  });
+}
 
 /** What the thread drafted: each document's drafts, and the canonical texts it encoded. */
 export interface ThreadDrafts {
@@ -43,6 +71,11 @@ export interface ThreadDrafts {
    * `encoded`, which uses one only for a state of the same text.
    */
   encoded: Map<string, EncodedContent>;
+  /**
+   * By item id, a fresh state's data encoded (DraftRequest `fresh`): a write's `encodedData`,
+   * which uses one only for a state holding that very object.
+   */
+  data: Map<string, EncodedData>;
 }
 
 /**
@@ -119,7 +152,14 @@ export function draftingOnThread(
     encodeContents = false,
     unchanged,
     shared = false,
-  }: { encodeContents?: boolean; unchanged?: readonly DocumentKeys[]; shared?: boolean } = {},
+    fresh,
+  }: {
+    encodeContents?: boolean;
+    unchanged?: readonly DocumentKeys[];
+    shared?: boolean;
+    /** With `encodeContents`: the documents the thread compares too (DraftRequest `fresh`). */
+    fresh?: DraftRequest['fresh'];
+  } = {},
 ): Drafting {
   if (documents.length === 0 || !draftingFile()) return { result: async () => null };
   // (a thin draft has no canonical text to encode: with `encodeContents` none is thinned)
@@ -134,6 +174,7 @@ export function draftingOnThread(
     encodeContents,
     ...(keys ? { unchanged: keys } : {}),
     ...(claims ? { claims } : {}),
+    ...(fresh && encodeContents ? { fresh } : {}),
   } satisfies Omit<DraftRequest, 'id'>).then(
     (answer) => answer,
     () => null,
@@ -203,15 +244,30 @@ function merged(
   here: ReadonlyMap<number, DraftedHere>,
 ): ThreadDrafts | null {
   const encoded = new Map<string, EncodedContent>();
+  const data = new Map<string, EncodedData>();
   const bodies = answer.contents ? unpacked(answer.contents) : [];
   const keys = answer.contentKeys ?? [];
+  const dataBodies = answer.data ? unpacked(answer.data) : [];
   let next = 0;
+  let nextData = 0;
   const result: ThreadDocument[] = [];
   for (const [i, fromThread] of answer.documents!.entries()) {
     const mine = fromThread.stolen ? here.get(i) : undefined;
     // (a document neither drafted: the batch is drafted again by the caller)
     if (fromThread.stolen && (!mine || mine.document.stolen)) return null;
     const { drafts, unfilled, settled } = mine ? mine.document : fromThread;
+    const diff = mine ? undefined : fromThread.diff;
+    // (a fresh document's texts follow its writes, each with its data's body)
+    for (const { state } of diff?.writes ?? []) {
+      const body = dataBodies[nextData];
+      const key = keys[next];
+      const contentBody = bodies[next];
+      if (!body || key === undefined || !contentBody) return null;
+      encoded.set(state.itemId, { text: state.content, key, body: contentBody });
+      data.set(state.itemId, { data: cutData(state.data), body });
+      next += 1;
+      nextData += 1;
+    }
     for (const [k, draft] of drafts.entries()) {
       if (mine) {
         const made = mine.encoded[k];
@@ -227,7 +283,8 @@ function merged(
       unfilled: unfilled.map((position) => documents[i]![position]!),
       ...(settled === undefined ? {} : { settled }),
       ...(mine ? { here: true } : {}),
+      ...(diff ? { diff } : {}),
     });
   }
-  return { documents: result, encoded };
+  return { documents: result, encoded, data };
 }

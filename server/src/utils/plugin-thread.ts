@@ -43,7 +43,9 @@ const DRAFTING_FILE = 'drafting.js';
  * its drafts' canonical texts encoded and keyed too (the key from the draft's checksum, the same
  * hash), so that its write has only the item data left to ask, and hashes no canonical text. Each
  * document's are encoded as soon as it is drafted: a document the main thread drafts in the
- * thread's place (its `claims`) is encoded there, the whole of it.
+ * thread's place (its `claims`) is encoded there, the whole of it. A fresh document (DraftRequest
+ * `fresh`) is answered with the states to write, and each state's data is encoded too, from the
+ * very object the answer carries.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -80,8 +82,15 @@ function answerDraft(message) {
   }
   const bodies = [];
   const keys = [];
-  const answer = drafting.draftBatch(message, (drafts) => {
-    if (message.encodeContents)
+  const data = [];
+  const answer = drafting.draftBatch(message, (drafts, writes) => {
+    if (message.encodeContents && writes)
+      for (const { state } of writes) {
+        bodies.push(encode(state.content));
+        keys.push(drafting.blobKeyOfChecksum(state.checksum));
+        data.push(encode(JSON.stringify(state.data)));
+      }
+    else if (message.encodeContents)
       for (const draft of drafts) {
         bodies.push(encode(draft.content));
         keys.push(drafting.blobKeyOfChecksum(draft.checksum));
@@ -91,7 +100,13 @@ function answerDraft(message) {
   if (!message.encodeContents || !answer.documents) return parentPort.postMessage(answer);
   answer.contents = packed(bodies);
   answer.contentKeys = keys;
-  parentPort.postMessage(answer, [answer.contents.bytes.buffer, answer.contents.lengths.buffer]);
+  answer.data = packed(data);
+  parentPort.postMessage(answer, [
+    answer.contents.bytes.buffer,
+    answer.contents.lengths.buffer,
+    answer.data.bytes.buffer,
+    answer.data.lengths.buffer,
+  ]);
 }
 parentPort.on('message', (message) => {
   if (message.kind === 'draft') toDraft.push(message);
