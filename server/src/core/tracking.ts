@@ -367,9 +367,10 @@ export interface UntrackedDiffInput {
 
 /**
  * diffDocument of a document none of whose items has a state, when the changelog holds nothing
- * of them (a first build's, begun on an empty changelog): every item added, each state stamped
- * with the policy it was computed under — what the tracker's comparison writes for it
- * (services/tracker.ts `diffDocuments`), made by the same function.
+ * of them (a first build's, begun on an empty changelog): every item added — what the tracker's
+ * comparison writes for it (services/tracker.ts `diffDocuments`), made by the same function, but
+ * for the stamp of the policy its states were computed under (`print`), which whoever sends them
+ * on adds (workers/drafting.ts: with the copy it sends, one copy of each state fewer).
  */
 export function diffUntracked(
   input: UntrackedDiffInput,
@@ -388,12 +389,7 @@ export function diffUntracked(
     now: input.now,
     cause: input.cause,
   });
-  return {
-    writes: diff.writes.map((write) =>
-      extend(write, { state: extend(write.state, { policyPrint: input.print }) }),
-    ),
-    changelog: diff.changelog,
-  };
+  return { writes: diff.writes, changelog: diff.changelog };
 }
 
 /**

@@ -166,14 +166,17 @@ export type FreshData = Pick<ManifestItem, 'title' | 'url' | 'license' | 'usage'
   signals?: { canonical?: string };
 };
 
-/** A fresh state's write as answered: its data cut to FreshData. */
-function withFreshData(write: StateWrite): StateWrite {
+/**
+ * A fresh state's write as answered: stamped with the policy it was computed under, as the
+ * tracker stamps every state it writes, and its data cut to FreshData.
+ */
+function answeredFresh(write: StateWrite, print: string): StateWrite {
   const { title, url, license, usage, signals } = write.state.data;
   const data: FreshData = { title, url, license, usage };
   if (signals?.canonical !== undefined) data.signals = { canonical: signals.canonical };
   return {
     expectedRevision: write.expectedRevision,
-    state: extend(write.state, { data: data as ManifestItem }),
+    state: extend(write.state, { policyPrint: print, data: data as ManifestItem }),
   };
 }
 
@@ -202,7 +205,10 @@ export function draftBatch(
           return {
             drafts: [],
             unfilled: positions,
-            diff: { writes: diff.writes.map(withFreshData), changelog: diff.changelog },
+            diff: {
+              writes: diff.writes.map((write) => answeredFresh(write, fresh.input.print)),
+              changelog: diff.changelog,
+            },
           };
         }
         between(drafts);
