@@ -207,7 +207,7 @@ describe('draftBatch', () => {
     expect(wholeOrGuarded(full)).toBe(full);
   });
 
-  it('Given fresh documents (no state) to compare, Then they are answered with the states the tracker would write, each stamped with the policy, their data cut to what the main thread reads', () => {
+  it('Given fresh documents (no state) to compare, Then they are answered with the states the tracker would write, each stamped with the policy, keeping the "added" entry it implies, their data cut to what the main thread reads', () => {
     const documents = [
       [en, sk],
       [unplaceable],
@@ -251,21 +251,35 @@ describe('draftBatch', () => {
       });
       const answered = answer.documents![i]!;
       expect(answered.drafts).toEqual([]);
-      expect(answered.diff!.changelog).toEqual(expected.changelog);
+      // the "added" entries a state implies kept in it, the others (an editor's reason) entries
+      const kept = new Map(
+        expected.changelog
+          .filter((entry) => entry.desc.endsWith(' added'))
+          .map((entry) => [entry.itemId, entry.at]),
+      );
+      // (none of the document whose entry brings an editor's reason: each entry says it)
+      expect(kept.size).toBe(i === 0 ? drafts.length : 0);
+      expect(answered.diff!.changelog).toEqual(
+        expected.changelog.filter((entry) => !entry.desc.endsWith(' added')),
+      );
       expect(answered.diff!.writes).toHaveLength(drafts.length);
       // `between` is given the whole data of each state, the answer only what the main thread reads
       expect(written[i]).toEqual(expected.writes.map((w) => w.state.data));
       answered.diff!.writes.forEach((write, k) => {
         const whole = expected.writes[k]!.state;
         const { title, url, license, usage, signals } = whole.data;
+        const at = kept.get(whole.itemId);
         expect(write.state).toEqual({
           ...whole,
           policyPrint: 'print-1',
+          ...(at === undefined ? {} : { addedAt: at }),
           data: { title, url, license, usage, signals: { canonical: signals!.canonical } },
         });
       });
     }
-    // (an editor's reason is the entry of the page it was given for)
-    expect(answer.documents![2]!.diff!.changelog.map((entry) => entry.desc)).toContain('First cut');
+    expect(answer.documents![0]!.diff!.changelog).toEqual([]);
+    const reasoned = answer.documents![2]!.diff!;
+    expect(new Set(reasoned.changelog.map((entry) => entry.desc))).toEqual(new Set(['First cut']));
+    expect(reasoned.writes.filter((w) => w.state.addedAt !== undefined)).toEqual([]);
   });
 });

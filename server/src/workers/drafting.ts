@@ -1,6 +1,7 @@
 import { documentDrafts, type SiteContext, type TypePolicy } from '../core/items';
 import {
   diffUntracked,
+  impliedByState,
   type ChangelogRecord,
   type StateWrite,
   type UntrackedDiffInput,
@@ -139,7 +140,7 @@ export interface DraftAnswer {
     stolen?: true;
     /**
      * A fresh document's comparison (DraftRequest `fresh`), made of its drafts (not answered),
-     * its states' data cut to FreshData.
+     * its states' data cut to FreshData, the "added" entries they imply kept in them (`addedAt`).
      */
     diff?: { writes: StateWrite[]; changelog: ChangelogRecord[] };
   }[];
@@ -167,16 +168,39 @@ export type FreshData = Pick<ManifestItem, 'title' | 'url' | 'license' | 'usage'
 };
 
 /**
- * A fresh state's write as answered: stamped with the policy it was computed under, as the
- * tracker stamps every state it writes, and its data cut to FreshData.
+ * A fresh document's "added" entries that say no more than their states, kept in them instead
+ * (`addedAt`), as the tracker keeps those of a first build it publishes (services/tracker.ts
+ * `keptInStates`; the tracker compares a document here again when any of its states is not
+ * published now): the entries that say more (an editor's reason) stay entries.
  */
-function answeredFresh(write: StateWrite, print: string): StateWrite {
+function keptInStates(diff: { writes: readonly StateWrite[]; changelog: ChangelogRecord[] }): {
+  changelog: ChangelogRecord[];
+  addedAt: Map<string, string>;
+} {
+  const states = new Map(diff.writes.map(({ state }) => [state.itemId, state]));
+  const addedAt = new Map<string, string>();
+  const changelog = diff.changelog.filter((entry) => {
+    const state = states.get(entry.itemId);
+    if (!state || addedAt.has(entry.itemId) || !impliedByState(entry, state)) return true;
+    addedAt.set(entry.itemId, entry.at);
+    return false;
+  });
+  return { changelog, addedAt };
+}
+
+/**
+ * A fresh state's write as answered: stamped with the policy it was computed under, as the
+ * tracker stamps every state it writes, with the time of the "added" entry it keeps, and its
+ * data cut to FreshData.
+ */
+function answeredFresh(write: StateWrite, print: string, addedAt: string | undefined): StateWrite {
   const { title, url, license, usage, signals } = write.state.data;
   const data: FreshData = { title, url, license, usage };
   if (signals?.canonical !== undefined) data.signals = { canonical: signals.canonical };
+  const fields = { policyPrint: print, data: data as ManifestItem };
   return {
     expectedRevision: write.expectedRevision,
-    state: extend(write.state, { policyPrint: print, data: data as ManifestItem }),
+    state: extend(write.state, addedAt === undefined ? fields : { ...fields, addedAt }),
   };
 }
 
@@ -202,12 +226,15 @@ export function draftBatch(
         if (fresh && typeof documentId === 'string') {
           const diff = diffUntracked(fresh.input, documentId, entries, drafts);
           between(drafts, diff.writes);
+          const { changelog, addedAt } = keptInStates(diff);
           return {
             drafts: [],
             unfilled: positions,
             diff: {
-              writes: diff.writes.map((write) => answeredFresh(write, fresh.input.print)),
-              changelog: diff.changelog,
+              writes: diff.writes.map((write) =>
+                answeredFresh(write, fresh.input.print, addedAt.get(write.state.itemId)),
+              ),
+              changelog,
             },
           };
         }
