@@ -127,6 +127,25 @@ export function impliedByState(entry: ChangelogRecord, state: TrackedState): boo
 }
 
 /**
+ * The "added" entries of `changelog` that say no more than the state of their item in `states`
+ * (impliedByState), one an item, to be kept in those states (`addedAt`: the entry's time) instead
+ * of written as entries; the others stay in `changelog`.
+ */
+export function keptAddedEntries(
+  changelog: readonly ChangelogRecord[],
+  states: ReadonlyMap<string, TrackedState>,
+): { changelog: ChangelogRecord[]; addedAt: Map<string, string> } {
+  const addedAt = new Map<string, string>();
+  const left = changelog.filter((entry) => {
+    const state = states.get(entry.itemId);
+    if (!state || addedAt.has(entry.itemId) || !impliedByState(entry, state)) return true;
+    addedAt.set(entry.itemId, entry.at);
+    return false;
+  });
+  return { changelog: left, addedAt };
+}
+
+/**
  * The "added" entry a state implies (`TrackedState.addedAt`), as it would have been written: its
  * state is the item as first added, unchanged since (a change writes the entry out).
  */

@@ -7,9 +7,9 @@ import { documentDrafts, type DocumentDrafts, type SiteContext } from '../core/i
 import type { MetadataProblem } from '../core/metadata';
 import {
   diffDocument,
-  impliedByState,
   ITEM_CHANGELOG_DAYS,
   ITEM_CHANGELOG_MAX,
+  keptAddedEntries,
   reasonsOf,
   unchangedStates,
   type UntrackedDiffInput,
@@ -791,14 +791,10 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     published: readonly TrackedState[],
   ): { writes: StateWrite[]; changelog: ChangelogRecord[] } {
     if (published.length === 0) return diff;
-    const publishedById = new Map(published.map((state) => [state.itemId, state]));
-    const addedAt = new Map<string, string>();
-    const changelog = diff.changelog.filter((entry) => {
-      const state = publishedById.get(entry.itemId);
-      if (!state || addedAt.has(entry.itemId) || !impliedByState(entry, state)) return true;
-      addedAt.set(entry.itemId, entry.at);
-      return false;
-    });
+    const { changelog, addedAt } = keptAddedEntries(
+      diff.changelog,
+      new Map(published.map((state) => [state.itemId, state])),
+    );
     const writes = diff.writes.map((write) => {
       const at = addedAt.get(write.state.itemId);
       return at === undefined

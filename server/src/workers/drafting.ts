@@ -1,7 +1,7 @@
 import { documentDrafts, type SiteContext, type TypePolicy } from '../core/items';
 import {
   diffUntracked,
-  impliedByState,
+  keptAddedEntries,
   type ChangelogRecord,
   type StateWrite,
   type UntrackedDiffInput,
@@ -177,15 +177,10 @@ function keptInStates(diff: { writes: readonly StateWrite[]; changelog: Changelo
   changelog: ChangelogRecord[];
   addedAt: Map<string, string>;
 } {
-  const states = new Map(diff.writes.map(({ state }) => [state.itemId, state]));
-  const addedAt = new Map<string, string>();
-  const changelog = diff.changelog.filter((entry) => {
-    const state = states.get(entry.itemId);
-    if (!state || addedAt.has(entry.itemId) || !impliedByState(entry, state)) return true;
-    addedAt.set(entry.itemId, entry.at);
-    return false;
-  });
-  return { changelog, addedAt };
+  return keptAddedEntries(
+    diff.changelog,
+    new Map(diff.writes.map(({ state }) => [state.itemId, state])),
+  );
 }
 
 /**
