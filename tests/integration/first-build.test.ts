@@ -54,6 +54,22 @@ describe.each(testDatabases())('a first build on %s', (client) => {
 
   const wipe = () => wipePluginRows(app.strapi);
 
+  /** What `run` resolves to, with the warnings Strapi's log was given while it ran. */
+  async function withWarnings<T>(
+    run: () => Promise<T>,
+  ): Promise<{ result: T; warnings: string[] }> {
+    const warnings: string[] = [];
+    const warn = app.strapi.log.warn;
+    app.strapi.log.warn = ((message: string) => {
+      warnings.push(String(message));
+    }) as typeof warn;
+    try {
+      return { result: await run(), warnings };
+    } finally {
+      app.strapi.log.warn = warn;
+    }
+  }
+
   /** An editor adds `sentence` to an article's body (the English GEO article's) and publishes it. */
   async function publishParagraph(sentence: string, slug = 'geo-index', locale = 'en') {
     const documents = app.strapi.documents(ARTICLE as never) as unknown as {
@@ -99,7 +115,6 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     }
   }
 
-  /** One open version per item, none of an empty range, none waiting after the build. */
   /**
    * Each item served has its own canonical text: the content its URL serves is the text its
    * checksum names (wherever its version keeps it: by key, or in its row).
@@ -112,6 +127,7 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     }
   }
 
+  /** One open version per item, none of an empty range, none waiting after the build. */
   async function expectVersionsSound(): Promise<VersionRow[]> {
     const versions = (await knex()('sitemap_ai_item_versions').select(
       'item_id',
@@ -567,17 +583,12 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       for (const c of candidates) if (c.sourceDocument === heldBack) refused.set(c.itemId, 'held');
       return refused;
     });
-    const warnings: string[] = [];
-    const warn = app.strapi.log.warn;
-    app.strapi.log.warn = ((message: string) => {
-      warnings.push(String(message));
-    }) as typeof warn;
     let pass: Pass;
+    let warnings: string[];
     try {
-      pass = await firstBuildPass();
+      ({ result: pass, warnings } = await withWarnings(firstBuildPass));
     } finally {
       violations.mockRestore();
-      app.strapi.log.warn = warn;
     }
 
     // Then that article was compared on this thread, the others where they were drafted
@@ -660,28 +671,21 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       }
       if (row.slug === 'geo-index') unsettled.add(row.document_id);
     }
-    const warnings: string[] = [];
-    const warn = app.strapi.log.warn;
-    app.strapi.log.warn = ((message: string) => {
-      warnings.push(String(message));
-    }) as typeof warn;
 
     // When every document is compared again on the thread (no hash to skip one)
     await knex()('sitemap_ai_source_hashes').del();
-    let pass: {
-      documents: number;
-      changed: number;
-      draftedOnThread: number;
-      draftedBeside: number;
-      answeredThin: number;
-      settled: number;
-      failures: unknown[];
-    };
-    try {
-      pass = (await tracker().reconcileAll('test')) as typeof pass;
-    } finally {
-      app.strapi.log.warn = warn;
-    }
+    const { result: pass, warnings } = await withWarnings(
+      async () =>
+        (await tracker().reconcileAll('test')) as {
+          documents: number;
+          changed: number;
+          draftedOnThread: number;
+          draftedBeside: number;
+          answeredThin: number;
+          settled: number;
+          failures: unknown[];
+        },
+    );
     const hashesRecorded = Number(
       ((await knex()('sitemap_ai_source_hashes').count('* as n')) as { n: number }[])[0]!.n,
     );

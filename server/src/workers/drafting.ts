@@ -168,22 +168,6 @@ export type FreshData = Pick<ManifestItem, 'title' | 'url' | 'license' | 'usage'
 };
 
 /**
- * A fresh document's "added" entries that say no more than their states, kept in them instead
- * (`addedAt`), as the tracker keeps those of a first build it publishes (services/tracker.ts
- * `keptInStates`; the tracker compares a document here again when any of its states is not
- * published now): the entries that say more (an editor's reason) stay entries.
- */
-function keptInStates(diff: { writes: readonly StateWrite[]; changelog: ChangelogRecord[] }): {
-  changelog: ChangelogRecord[];
-  addedAt: Map<string, string>;
-} {
-  return keptAddedEntries(
-    diff.changelog,
-    new Map(diff.writes.map(({ state }) => [state.itemId, state])),
-  );
-}
-
-/**
  * A fresh state's write as answered: stamped with the policy it was computed under, as the
  * tracker stamps every state it writes, with the time of the "added" entry it keeps, and its
  * data cut to FreshData.
@@ -221,7 +205,14 @@ export function draftBatch(
         if (fresh && typeof documentId === 'string') {
           const diff = diffUntracked(fresh.input, documentId, entries, drafts);
           between(drafts, diff.writes);
-          const { changelog, addedAt } = keptInStates(diff);
+          // Its "added" entries that say no more than their states are kept in them (`addedAt`),
+          // as the tracker keeps a first build's that it publishes (services/tracker.ts
+          // `keptInStates`; a document any of whose states is not published now is compared
+          // again there); those that say more (an editor's reason) stay entries.
+          const { changelog, addedAt } = keptAddedEntries(
+            diff.changelog,
+            new Map(diff.writes.map(({ state }) => [state.itemId, state])),
+          );
           return {
             drafts: [],
             unfilled: positions,
