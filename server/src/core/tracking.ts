@@ -507,7 +507,7 @@ export function diffDocument(input: DocumentDiffInput): {
       ...recentOf(draft.id),
       ...(renamed ? recentOf(renamed.itemId) : []),
     ];
-    const data = extend(storedItem(draft, state), { changelog: recentFor(history, now) });
+    const data = storedItem(draft, state, recentFor(history, now));
     writes.push({
       expectedRevision: previous ? previous.revision : null,
       state: extend(state, {

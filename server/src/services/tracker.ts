@@ -790,7 +790,8 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     diff: { writes: StateWrite[]; changelog: ChangelogRecord[] },
     published: readonly TrackedState[],
   ): { writes: StateWrite[]; changelog: ChangelogRecord[] } {
-    if (published.length === 0) return diff;
+    // (the thread keeps those of the documents it compared: their entries are not here)
+    if (published.length === 0 || diff.changelog.length === 0) return diff;
     const { changelog, addedAt } = keptAddedEntries(
       diff.changelog,
       new Map(published.map((state) => [state.itemId, state])),
