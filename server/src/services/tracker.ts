@@ -208,8 +208,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
+  // The entries' JSON as they are read, keys in the order they come: two reads of the same entries
+  // write the same JSON, and entries that differ only in the order of some keys are drafted again,
+  // never skipped. A stable JSON (keys sorted) cost a first build of 10k articles ~0.3 s of the main
+  // thread and 107 MB of garbage; this hash decides only whether to draft, never what an item says.
   function inputHash(shape: string, entries: readonly EntrySource[]): string {
-    return sha256Hex(stableStringify({ shape, entries }));
+    return sha256Hex(JSON.stringify({ shape, entries }));
   }
 
   /**
