@@ -18,15 +18,14 @@ import { DICTIONARY_V1, bodyEncoder } from '../repositories/blob-codec';
  * The worker's heap, bounded. Left to V8's defaults, a worker sizes its young generation as the
  * main thread does: on a first build of 10k articles (bench-site.js, SQLite, one process) the
  * process grew by +152 … +161 MB at its peak; with a young generation of 4 MB by +113 … +130 MB,
- * no slower (20.2–23.2 s against 20.5–25.6 s). At 4 MB it collected every ~1.3 MB of drafts,
- * texts and answers, most of which live until their batch is answered: drafting and encoding 10k
- * such articles took 1.26–1.37 s of collections (2 075 of them), at 8 MB 0.97–1.13 s (1 059), at
- * 16 MB 0.80–0.88 s (552). 16 MB grew a 10k first build's peak by ~15 MB (+132 / +137 MB against
- * +113 … +126 MB), too close to the bound at 100k articles (+131 … +137 MB at 4 MB): 8 MB. One
- * message needs a few MB; if the worker ran out of heap all the same, it stops, and what it was
- * asked is done on the calling thread.
+ * no slower (20.2–23.2 s against 20.5–25.6 s). A larger one collects less often: drafting and
+ * encoding 10k such articles took 1.26–1.37 s of collections at 4 MB (2 075 of them), 0.97–1.13 s
+ * at 8 MB, 0.80–0.88 s at 16 MB, a few per cent of a first build's CPU; but 16 MB grew a 10k first
+ * build's peak by ~15 MB and 8 MB a 100k one's to +145 MB (+131 … +137 MB at 4 MB), too close to
+ * the 150 MB the plugin holds a build to. One message needs a few MB; if the worker ran out of
+ * heap all the same, it stops, and what it was asked is done on the calling thread.
  */
-const WORKER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 };
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 
 /**
  * The package's bundle of workers/drafting.ts, next to the server's bundle (scripts/
