@@ -91,7 +91,10 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
     reset(): void;
   }
   let output = Buffer.allocUnsafe(4096);
-  const kept = (options: object): ((bytes: Buffer) => Buffer | null) | null => {
+  const kept = (
+    options: object,
+    probeLength: number,
+  ): ((bytes: Buffer) => Buffer | null) | null => {
     try {
       const stream = zlib.createDeflateRaw?.(options) as
         | {
@@ -138,12 +141,11 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
       };
       // Probes that another level, strategy or window writes differently, and a state without
       // the dictionary too: words repeated at every distance, twice (the second after a reset,
-      // which must set the dictionary again); 12 KB, or for small texts' state a small text.
+      // which must set the dictionary again): `probeLength` characters or a few more.
       const words = ['usage', 'licence', 'fragment', 'section', 'table', 'figure', 'citation'];
-      const length = options === smallOptions ? SMALL : 12_000;
       let seed = 1;
       let probe = '';
-      while (probe.length < length - 32) {
+      while (probe.length < probeLength) {
         seed = (seed * 1103515245 + 12345) % 2147483648;
         probe += `${words[seed % words.length]} ${seed % 251} `;
       }
@@ -156,8 +158,9 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
       return null;
     }
   };
-  const keptSmall = kept(smallOptions);
-  const keptLarge = kept(common);
+  // (a piece of the probe is at most 32 characters: the small state's probe stays small)
+  const keptSmall = kept(smallOptions, SMALL - 32);
+  const keptLarge = kept(common, 12_000);
   const withFormat = (format: number, bytes: Uint8Array) => {
     const body = Buffer.allocUnsafe(bytes.length + 1);
     body[0] = format;
