@@ -897,7 +897,7 @@ async function main() {
     await strapi.db.connection('sitemap_ai_source_hashes').del();
     const recompareAll = await timed(sampler, () =>
       withProfile(
-        () => builder.rebuild({ trigger: 'bench', full: true }),
+        () => withQueryLog(strapi, () => builder.rebuild({ trigger: 'bench', full: true })),
         'BENCH_SITE_PROFILE_RECOMPARE_ALL',
       ),
     );

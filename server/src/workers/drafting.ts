@@ -6,7 +6,6 @@ import {
   type StateWrite,
   type UntrackedDiffInput,
 } from '../core/tracking';
-import { extend } from '../core/objects';
 import type { EntrySource, ItemDraft, ManifestItem } from '../core/types';
 
 // The key a canonical text is stored under, from its draft's checksum: the thread keys what it
@@ -170,17 +169,19 @@ export type FreshData = Pick<ManifestItem, 'title' | 'url' | 'license' | 'usage'
 /**
  * A fresh state's write as answered: stamped with the policy it was computed under, as the
  * tracker stamps every state it writes, with the time of the "added" entry it keeps, and its
- * data cut to FreshData.
+ * data cut to FreshData. The state is changed in place: it is this thread's own, made for this
+ * answer by diffUntracked, and its whole data is encoded already (a copy of each of a first
+ * build's 140k states of ~20 fields was ~0.55 s of this thread's 21 s at 10k articles).
  */
 function answeredFresh(write: StateWrite, print: string, addedAt: string | undefined): StateWrite {
-  const { title, url, license, usage, signals } = write.state.data;
+  const state = write.state;
+  const { title, url, license, usage, signals } = state.data;
   const data: FreshData = { title, url, license, usage };
   if (signals?.canonical !== undefined) data.signals = { canonical: signals.canonical };
-  const fields = { policyPrint: print, data: data as ManifestItem };
-  return {
-    expectedRevision: write.expectedRevision,
-    state: extend(write.state, addedAt === undefined ? fields : { ...fields, addedAt }),
-  };
+  state.policyPrint = print;
+  state.data = data as ManifestItem;
+  if (addedAt !== undefined) state.addedAt = addedAt;
+  return write;
 }
 
 /**
