@@ -6,6 +6,7 @@ import type { FirstPublish } from '../../server/src/services/tracker';
 import { createGeoRepository } from '../../server/src/repositories/geo-repository';
 import { blobKey, decodeBlob, encodeBlob } from '../../server/src/repositories/blob-codec';
 import { createStateRepository } from '../../server/src/repositories/state-repository';
+import { checksumOf, metaHashOf } from '../../server/src/repositories/stored-state';
 import { API, crawl, sha256 } from '../helpers/manifest';
 import { wipePluginRows } from '../helpers/stored';
 import { bootPlayground, PLAYGROUND, testDatabases, type TestApp } from '../helpers/strapi';
@@ -908,6 +909,106 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     expect(newVersions).toHaveLength(edited.length);
     expect(newVersions.filter(notByKey)).toEqual([]);
     await expectVersionsSound();
+  });
+
+  it("reads a slim state's fields from the newest version made at its revision, and refuses one whose version is gone", async () => {
+    // Given a first build of the seeded site, whose states take their fields from their versions
+    await wipe();
+    await builder().rebuild({ trigger: 'test' });
+    const repository = createStateRepository({ strapi: app.strapi });
+    const [page] = (await knex()('sitemap_ai_fragment_states')
+      .where({ source_uid: ARTICLE, item_type: 'article' })
+      .whereNull('checksum')
+      .select('item_id', 'source_document', 'revision')) as {
+      item_id: string;
+      source_document: string;
+      revision: number | string;
+    }[];
+    expect(page).toBeDefined();
+    const documentId = page!.source_document;
+    const read = async () => {
+      const keys = await repository.keysForDocuments(ARTICLE, [documentId]);
+      const states = await repository.forDocuments(ARTICLE, [documentId], { texts: 'later' });
+      return {
+        keys: new Map(keys.map((key) => [key.itemId, [key.checksum, key.metaHash]])),
+        states: new Map(states.map((state) => [state.itemId, [state.checksum, state.metaHash]])),
+      };
+    };
+    // Then each state of the document is read with its version's hashes, once
+    const versionColumns = [
+      'item_id',
+      'seq_from',
+      'seq_to',
+      'item_type',
+      'lang',
+      'parent_item',
+      'source_uid',
+      'source_document',
+      'checksum',
+      'meta_hash',
+      'content_version',
+      'meta_version',
+      'modified_at',
+      'first_published',
+      'data_body',
+      'content_body',
+      'state_revision',
+    ];
+    const versions = (await knex()('sitemap_ai_item_versions')
+      .where('source_document', documentId)
+      .select(versionColumns)) as Record<string, unknown>[];
+    expect(versions.length).toBeGreaterThan(3);
+    const fromVersions = new Map(
+      versions.map((v) => [
+        String(v.item_id),
+        [checksumOf(v.checksum), metaHashOf(v.meta_hash)] as [string, string],
+      ]),
+    );
+    const first = await read();
+    expect(first.keys).toEqual(fromVersions);
+    expect(first.states).toEqual(fromVersions);
+
+    // When two more versions of the page's item are stored, both newer: one made at the state's
+    // revision (with another item's checksum and another metadata hash), one at the next revision
+    const open = versions.find((v) => v.item_id === page!.item_id)!;
+    const other = versions.find((v) => v.item_id !== page!.item_id)!;
+    const revision = Number(page!.revision);
+    await knex()('sitemap_ai_item_versions').insert([
+      {
+        ...open,
+        seq_from: Number(open.seq_from) + 1,
+        checksum: other.checksum,
+        meta_hash: 'ab'.repeat(16),
+        state_revision: revision,
+      },
+      {
+        ...open,
+        seq_from: Number(open.seq_from) + 2,
+        meta_hash: 'cd'.repeat(16),
+        state_revision: revision + 1,
+      },
+    ]);
+
+    // Then the page's state is read with the newer one of its revision, every other as before
+    const expectedNow = new Map(fromVersions);
+    expectedNow.set(page!.item_id, [checksumOf(other.checksum), 'ab'.repeat(16)]);
+    const second = await read();
+    expect(second.keys).toEqual(expectedNow);
+    expect(second.states).toEqual(expectedNow);
+
+    // When no version of its revision is left
+    await knex()('sitemap_ai_item_versions')
+      .where({ item_id: page!.item_id })
+      .whereNot('state_revision', revision + 1)
+      .delete();
+
+    // Then its document's states cannot be read: nothing is made up for the missing fields
+    await expect(repository.keysForDocuments(ARTICLE, [documentId])).rejects.toThrow(
+      /which is not stored/,
+    );
+    await expect(repository.forDocuments(ARTICLE, [documentId])).rejects.toThrow(
+      /which is not stored/,
+    );
   });
 
   it("keeps a first build's 'added' entries in its states, serves them as rows were, and writes them out on a change", async () => {

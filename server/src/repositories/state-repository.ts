@@ -263,6 +263,13 @@ const KEY_COLUMNS = {
   fromVersion: ['checksum', 'meta_hash'],
 } as const;
 
+/**
+ * Columns of a slim state's version in a joined read (statesOfDocuments on SQLite): its
+ * `seq_from`, and each FROM_VERSION column under this prefix.
+ */
+const VERSION_SEQ = 'version_seq_from';
+const VERSION_PREFIX = 'version_';
+
 /** Columns of a state's pending row in a joined read (statesOfDocuments). */
 const PENDING_ITEM = 'pending_item_id';
 const PENDING_PRINT = 'pending_policy_print';
@@ -426,10 +433,13 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
    * database gives them (toState reads any driver's booleans, numbers and JSON). Through the
    * entity manager that was a query of the states, one of their pending rows and one of their
    * versions per 200 items, each row converted column by column: a re-compare of every document of
-   * a 10k site spent 2 s of its main thread there. The versions are not joined in the same
-   * statement: PostgreSQL planned that join for a batch of 100 documents as a scan of the whole
-   * versions table (or a parallel plan whose workers took 80 ms to start), 90 ms a statement and
-   * 9 of the 13 s of that re-compare. Only the columns a state is read with are selected (each
+   * a 10k site spent 2 s of its main thread there. The versions are joined in the same statement
+   * on SQLite only: PostgreSQL planned that join for a batch of 100 documents as a scan of the
+   * whole versions table (or a parallel plan whose workers took 80 ms to start), 90 ms a statement
+   * and 9 of the 13 s of that re-compare; SQLite looks each version up by the item id index either
+   * way, and the join spares it the second statement's list of 1,400 ids to bind and parse (a
+   * 10k site's keys read by batches of 100 documents, in better-sqlite3 alone: 1.0–1.1 s in two
+   * statements a batch, 0.72–0.74 s joined). Only the columns a state is read with are selected (each
    * value of each row becomes a property of an object in JavaScript: 26 columns, not the 40 of
    * both rows).
    */
@@ -443,8 +453,10 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
   ): Promise<Row[]> {
     const stateTable = tableOf(FRAGMENT_STATE_UID);
     const pendingTable = tableOf(PENDING_STATE_UID);
-    const rows = (await inCallersTransaction(strapi, (knex) =>
-      knex(stateTable)
+    const versionTable = tableOf(ITEM_VERSION_UID);
+    const joined = strapi.db.dialect.client === 'sqlite';
+    const rows = (await inCallersTransaction(strapi, (knex) => {
+      const query = knex(stateTable)
         .leftJoin(pendingTable, `${pendingTable}.item_id`, `${stateTable}.item_id`)
         .select(
           ...[...columns.own, ...columns.fromVersion].map((column) => `${stateTable}.${column}`),
@@ -452,10 +464,55 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
           `${pendingTable}.policy_print as ${PENDING_PRINT}`,
         )
         .where(`${stateTable}.source_uid`, uid)
-        .whereIn(`${stateTable}.source_document`, [...documentIds]),
-    )) as Row[];
-    await fromVersions(rows, columns.fromVersion);
-    return rows;
+        .whereIn(`${stateTable}.source_document`, [...documentIds]);
+      if (!joined) return query;
+      // (a state that holds its fields joins no version: only a slim one, at its revision)
+      return query
+        .leftJoin(versionTable, function joinVersion() {
+          this.on(`${versionTable}.item_id`, '=', `${stateTable}.item_id`)
+            .andOn(`${versionTable}.state_revision`, '=', `${stateTable}.revision`)
+            .andOnNull(`${stateTable}.checksum`);
+        })
+        .select(
+          `${versionTable}.seq_from as ${VERSION_SEQ}`,
+          ...columns.fromVersion.map(
+            (column) => `${versionTable}.${column} as ${VERSION_PREFIX}${column}`,
+          ),
+        );
+    })) as Row[];
+    if (!joined) {
+      await fromVersions(rows, columns.fromVersion);
+      return rows;
+    }
+    return fromJoinedVersions(rows, columns.fromVersion);
+  }
+
+  /**
+   * The rows of statesOfDocuments' joined read, one per state: a slim state's FROM_VERSION
+   * columns (`columns` of them) filled in from its version's, those of the newest if several were
+   * made at its revision, as fromVersions fills them; its version's columns left in the row under
+   * their prefixed names (read by nothing).
+   */
+  function fromJoinedVersions(rows: Row[], columns: readonly string[]): Row[] {
+    const states: Row[] = [];
+    const at = new Map<unknown, number>();
+    for (const row of rows) {
+      const seen = at.get(row.item_id);
+      if (seen === undefined) {
+        at.set(row.item_id, states.push(row) - 1);
+        continue;
+      }
+      if (Number(row[VERSION_SEQ]) > Number(states[seen]![VERSION_SEQ])) states[seen] = row;
+    }
+    for (const row of states) {
+      if (!takesFromVersion(row)) continue;
+      if (row[VERSION_SEQ] === null || row[VERSION_SEQ] === undefined)
+        throw new Error(
+          `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
+        );
+      for (const column of columns) row[column] ??= row[`${VERSION_PREFIX}${column}`];
+    }
+    return states;
   }
 
   /** Delete the changelog rows whose ids `select` finds, a bounded batch at a time; returns how many went. */
