@@ -935,28 +935,11 @@ describe.each(testDatabases())('a first build on %s', (client) => {
       };
     };
     // Then each state of the document is read with its version's hashes, once
-    const versionColumns = [
-      'item_id',
-      'seq_from',
-      'seq_to',
-      'item_type',
-      'lang',
-      'parent_item',
-      'source_uid',
-      'source_document',
-      'checksum',
-      'meta_hash',
-      'content_version',
-      'meta_version',
-      'modified_at',
-      'first_published',
-      'data_body',
-      'content_body',
-      'state_revision',
-    ];
-    const versions = (await knex()('sitemap_ai_item_versions')
-      .where('source_document', documentId)
-      .select(versionColumns)) as Record<string, unknown>[];
+    const versions = (
+      (await knex()('sitemap_ai_item_versions')
+        .where('source_document', documentId)
+        .select('*')) as Record<string, unknown>[]
+    ).map(({ id: _id, ...row }) => row);
     expect(versions.length).toBeGreaterThan(3);
     const fromVersions = new Map(
       versions.map((v) => [
