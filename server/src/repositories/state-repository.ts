@@ -243,6 +243,25 @@ const FROM_VERSION: readonly string[] = Object.keys(itemColumns()).filter(
 /** A state row that takes FROM_VERSION from its version (see there). */
 const takesFromVersion = (row: Row) => row.checksum === null || row.checksum === undefined;
 
+/**
+ * Fill in, in place, a slim state row's `columns` (of FROM_VERSION) from `version`, the version of
+ * its item made at its revision, whose values are under `prefix` + the column's name (a joined
+ * read's row names them so); a column the state set since keeps its own value. A state whose
+ * version is not stored is refused: nothing is made up for its fields.
+ */
+function takeFromVersion(
+  row: Row,
+  version: Row | undefined,
+  columns: readonly string[],
+  prefix = '',
+): void {
+  if (!version)
+    throw new Error(
+      `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
+    );
+  for (const column of columns) row[column] ??= version[`${prefix}${column}`];
+}
+
 /** A state's columns that are its own whether or not it takes FROM_VERSION from its version. */
 const OWN_COLUMNS: readonly string[] = [
   'id',
@@ -414,14 +433,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
         const seen = made.get(key);
         if (!seen || Number(version.seq_from) > Number(seen.seq_from)) made.set(key, version);
       }
-      for (const row of part) {
-        const version = made.get(`${String(row.item_id)}\0${Number(row.revision)}`);
-        if (!version)
-          throw new Error(
-            `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
-          );
-        for (const column of columns) row[column] ??= version[column];
-      }
+      for (const row of part)
+        takeFromVersion(row, made.get(`${String(row.item_id)}\0${Number(row.revision)}`), columns);
     }
   }
 
@@ -506,11 +519,8 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
     }
     for (const row of states) {
       if (!takesFromVersion(row)) continue;
-      if (row[VERSION_SEQ] === null || row[VERSION_SEQ] === undefined)
-        throw new Error(
-          `the state of ${String(row.item_id)} takes its fields from its version of revision ${Number(row.revision)}, which is not stored`,
-        );
-      for (const column of columns) row[column] ??= row[`${VERSION_PREFIX}${column}`];
+      const joined = row[VERSION_SEQ] === null || row[VERSION_SEQ] === undefined ? undefined : row;
+      takeFromVersion(row, joined, columns, VERSION_PREFIX);
     }
     return states;
   }
