@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { checksumOf } from '../../server/src/core/canonical';
 import { FRAGMENT_TYPES, type FragmentType } from '../../shared/constants';
@@ -8,6 +9,7 @@ import { InvalidRichTextError } from '../../server/src/core/errors';
 import {
   columnFromHeader,
   fragmentEntry,
+  lexMarkdown,
   type FragmentOptions,
 } from '../../server/src/core/fragmenter';
 import type { EntrySource, Fragment } from '../../server/src/core/types';
@@ -561,5 +563,79 @@ describe('fragmentEntry — stability and purity', () => {
     const first = fragmentEntry(entryWith(), OPTIONS);
     first.fragments[4]!.columns!.push({ name: 'Injected' });
     expect(fragmentEntry(entryWith(), OPTIONS).fragments[4]!.columns).toHaveLength(4);
+  });
+});
+
+describe('lexMarkdown — the tokens marked gives', () => {
+  // Pieces that make every kind of block and inline token, plain words between them, and the
+  // near misses of the markup the plain-text shortcut looks for (an upper-case URL, a lone
+  // space before a line break, punctuation that is not markup).
+  const PIECES = [
+    'plain words',
+    ' ',
+    '\n',
+    '\n\n',
+    '  \n',
+    ' \n',
+    '# ',
+    '## ',
+    '### ',
+    '- ',
+    '1. ',
+    '> ',
+    '| a | b (%) |\n| --- | --- |\n| 1 | 2 |\n',
+    '```\ncode\n```\n',
+    '    indented\n',
+    '---\n',
+    '[a link](https://example.com/x)',
+    '[ref]',
+    '[ref]: https://example.com/ref\n',
+    '![alt](/uploads/a.png "title")',
+    '<https://example.com/auto>',
+    'https://example.com/bare',
+    'HTTP://EXAMPLE.COM/UPPER',
+    'www.example.com',
+    'ftp://example.com/f',
+    'someone@example.com',
+    '*em*',
+    '**strong**',
+    '_under_',
+    'snake_case',
+    '`code`',
+    '~~del~~',
+    '~tilde',
+    '\\*escaped\\*',
+    '\\\n',
+    '<b>tag</b>',
+    '<pre>',
+    '&amp; & "quotes" \'apostrophes\'',
+    '(parens) {braces} ]bracket',
+    'é ñ 中文 🙂',
+    '\r\n',
+    '\t',
+  ];
+  const markdown = fc
+    .array(fc.constantFrom(...PIECES), { maxLength: 40, size: 'large' })
+    .map((p) => p.join(''));
+
+  it('lexes any text as marked.lexer does, token for token', () => {
+    fc.assert(
+      fc.property(markdown, (text) => {
+        expect(lexMarkdown(text)).toEqual(marked.lexer(text, { gfm: true }));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it.each([
+    ['the golden article', ARTICLE_MD],
+    ['a line break of two spaces', 'plain words  \nplain words'],
+    ['a line break of a backslash', 'plain words\\\nplain words'],
+    ['a bare URL in capitals', 'see HTTP://EXAMPLE.COM/X now'],
+    ['an e-mail address', 'write to someone@example.com'],
+    ['an intraword underscore', 'snake_case words'],
+    ['a heading of plain words', '## Plain   spaced\theading'],
+  ])('lexes %s as marked.lexer does', (_, text) => {
+    expect(lexMarkdown(text)).toEqual(marked.lexer(text, { gfm: true }));
   });
 });
