@@ -5,7 +5,9 @@ import * as zlib from 'node:zlib';
 import {
   DICTIONARY_V1,
   type DeflateModule,
+  type InflateModule,
   blobKey,
+  bodyDecoder,
   bodyEncoder,
   decodeBlob,
   encodeBlob,
@@ -187,6 +189,76 @@ describe('stored texts (blob codec)', () => {
       const encode = bodyEncoder(module, DICTIONARY_V1);
       for (const text of texts) expect(decodeBlob(encode(text))).toBe(text);
       expect(module.oneShot).toBe(texts.length);
+    });
+  });
+
+  describe('one inflate state for every body', () => {
+    const texts = [
+      'x',
+      '{"id":"article::en:intro","title":"Intro","usage":{"train":"deny","infer":"allow"}}',
+      '| a | b |\n| --- | --- |\n| 1 | 2 |\n'.repeat(40),
+      'Zdravé čítanie, 🙂 '.repeat(300),
+      // (longer than the kept state's output buffer once inflated: read the one-shot way)
+      'fragment licence section table figure '.repeat(4000),
+    ];
+    const dictionary = { dictionary: DICTIONARY_V1 };
+    // Bodies as each release wrote them: the encoder's (small texts at level 1 with fixed codes),
+    // and the default window and level of the format's first release.
+    const bodies = texts.flatMap((text) => {
+      const stored = encodeBlob(text);
+      const oldest = zlib.deflateRawSync(text, dictionary);
+      return stored[0] === 0x7a ? [stored.subarray(1), oldest] : [oldest];
+    });
+    const read = bodies.map((body) => zlib.inflateRawSync(body, dictionary).toString('utf8'));
+    /** zlib, counting the bodies inflated the one-shot way. */
+    const counting = (createInflateRaw?: InflateModule['createInflateRaw']) => {
+      const counted = {
+        oneShot: 0,
+        inflateRawSync(data: Uint8Array, options: object) {
+          counted.oneShot += 1;
+          return zlib.inflateRawSync(data, options);
+        },
+        createInflateRaw,
+      };
+      return counted;
+    };
+
+    it("reads every body as zlib's one-shot inflate does, without it but for the longest", () => {
+      const module = counting((options) => zlib.createInflateRaw(options));
+      const decode = bodyDecoder(module, DICTIONARY_V1);
+      const probes = module.oneShot;
+      for (let round = 0; round < 2; round += 1)
+        bodies.forEach((body, i) => expect(decode(body)).toBe(read[i]));
+      // (the longest text's two bodies, in each round)
+      expect(bodies.length).toBe(texts.length * 2 - 1);
+      expect(module.oneShot - probes).toBe(4);
+      expect(texts.map((text) => decodeBlob(encodeBlob(text)))).toEqual(texts);
+    });
+
+    it('reads a corrupt body as the one-shot inflate does (it throws), and every body after it', () => {
+      const module = counting((options) => zlib.createInflateRaw(options));
+      const decode = bodyDecoder(module, DICTIONARY_V1);
+      const corrupt = Buffer.from(bodies[3]!);
+      corrupt.fill(0xff, 2, 12);
+      expect(() => zlib.inflateRawSync(corrupt, dictionary)).toThrow();
+      expect(() => decode(corrupt)).toThrow();
+      bodies.forEach((body, i) => expect(decode(body)).toBe(read[i]));
+    });
+
+    it('inflates the one-shot way when the kept state reads other text than zlib', () => {
+      // An inflate state without the dictionary: it cannot read what refers back into it.
+      const module = counting(() => zlib.createInflateRaw());
+      const decode = bodyDecoder(module, DICTIONARY_V1);
+      const before = module.oneShot;
+      bodies.forEach((body, i) => expect(decode(body)).toBe(read[i]));
+      expect(module.oneShot - before).toBe(bodies.length);
+    });
+
+    it('inflates the one-shot way when the stream has no state to keep', () => {
+      const module = counting(() => ({ on: () => undefined }));
+      const decode = bodyDecoder(module, DICTIONARY_V1);
+      bodies.forEach((body, i) => expect(decode(body)).toBe(read[i]));
+      expect(module.oneShot).toBe(bodies.length);
     });
   });
 
