@@ -35,6 +35,31 @@ export const DICTIONARY_V1 = Buffer.from(
 // The key of a stored text is core's (`blobKey`): the plugin's thread keys what it encodes.
 export { blobKey };
 
+/**
+ * What bodyEncoder and bodyDecoder use of a zlib stream when they keep its state (Node's
+ * internals: each checks that they are there, and reads probes with them first). Types only:
+ * bodyEncoder's source is sent to the plugin's thread whole, so the code that uses them is its own.
+ */
+interface ZlibHandle {
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inputOffset: number,
+    inputLength: number,
+    output: Uint8Array,
+    outputOffset: number,
+    outputLength: number,
+  ): void;
+  reset(): void;
+}
+
+interface KeptStream {
+  _handle?: ZlibHandle;
+  _writeState?: Uint32Array;
+  destroyed?: boolean;
+  on(event: string, f: () => void): void;
+}
+
 /** What bodyEncoder needs of `node:zlib`. */
 export interface DeflateModule {
   deflateRawSync(data: string | Uint8Array, options: object): Buffer;
@@ -78,32 +103,13 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
   // dictionary: one handle serves every text of a kind (small or not). Those are Node's internals,
   // so a handle is used only when it is there and writes a probe in the very bytes
   // `deflateRawSync` writes, and is given up for good at the first thing it does otherwise.
-  interface Handle {
-    writeSync(
-      flush: number,
-      input: Uint8Array,
-      inputOffset: number,
-      inputLength: number,
-      output: Uint8Array,
-      outputOffset: number,
-      outputLength: number,
-    ): void;
-    reset(): void;
-  }
   let output = Buffer.allocUnsafe(4096);
   const kept = (
     options: object,
     probeLength: number,
   ): ((bytes: Buffer) => Buffer | null) | null => {
     try {
-      const stream = zlib.createDeflateRaw?.(options) as
-        | {
-            _handle?: Handle;
-            _writeState?: Uint32Array;
-            destroyed?: boolean;
-            on(event: string, f: () => void): void;
-          }
-        | undefined;
+      const stream = zlib.createDeflateRaw?.(options) as KeptStream | undefined;
       const handle = stream?._handle;
       const state = stream?._writeState;
       if (
@@ -208,28 +214,9 @@ export function bodyDecoder(zlib: InflateModule, dictionary: Buffer): (bytes: Bu
   const Z_FINISH = 4;
   // (texts are item data of 1–2 KB and canonical texts; a longer one is read the one-shot way)
   const OUTPUT = 64 * 1024;
-  interface Handle {
-    writeSync(
-      flush: number,
-      input: Uint8Array,
-      inputOffset: number,
-      inputLength: number,
-      output: Uint8Array,
-      outputOffset: number,
-      outputLength: number,
-    ): void;
-    reset(): void;
-  }
   const kept = (): ((bytes: Buffer) => string | null) | null => {
     try {
-      const stream = zlib.createInflateRaw?.(options) as
-        | {
-            _handle?: Handle;
-            _writeState?: Uint32Array;
-            destroyed?: boolean;
-            on(event: string, f: () => void): void;
-          }
-        | undefined;
+      const stream = zlib.createInflateRaw?.(options) as KeptStream | undefined;
       const handle = stream?._handle;
       const state = stream?._writeState;
       if (
