@@ -203,7 +203,7 @@ export interface InflateModule {
  * The reader of deflated bodies (format `z`), given zlib and DICTIONARY_V1: their text. As the
  * encoder keeps one deflate state, this keeps one inflate state and resets it after each body,
  * instead of `inflateRawSync`'s stream, state and dictionary made and closed for each: a body of
- * item data inflated in ~10 µs that way, and the discovery index of a snapshot inflates every
+ * item data inflated in 7–10 µs that way, and the discovery index of a snapshot inflates every
  * version's data (1.4M at 100k articles), a manifest page 500. The state is Node's internal handle
  * (as in bodyEncoder), used only when it is there and reads a probe as `inflateRawSync` does, and
  * given up for good at the first thing it does otherwise. A body whose text is longer than its
