@@ -68,7 +68,7 @@ const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
  * A CPU profile of `work` into the file named by the environment variable `name` (diagnosis):
  * BENCH_SITE_PROFILE for the first build, BENCH_SITE_PROFILE_RECOMPARE for the re-compare,
  * BENCH_SITE_PROFILE_HTTP for the HTTP figures, BENCH_SITE_PROFILE_PUBLISH for the publishes with
- * the plugin.
+ * the plugin, BENCH_SITE_PROFILE_LLMS_FULL for llms-full.txt's first read.
  */
 async function withProfile(work, name = 'BENCH_SITE_PROFILE') {
   const file = process.env[name];
@@ -931,7 +931,12 @@ async function main() {
     // Discovery documents of the whole site (issue 10): the first read also folds the snapshot
     // into its per-page policy; each is streamed to the end and counted.
     const discovery = strapi.plugin('sitemap-ai').service('discovery');
-    const llmsFull = await timed(sampler, async () => drain((await discovery.llmsFull()).stream));
+    const llmsFull = await timed(sampler, () =>
+      withProfile(
+        async () => drain((await discovery.llmsFull()).stream),
+        'BENCH_SITE_PROFILE_LLMS_FULL',
+      ),
+    );
     figures.llmsFullMs = llmsFull.ms;
     figures.llmsFullMb = llmsFull.result / 2 ** 20;
     figures.llmsFullRssMb = llmsFull.rssPeakGrowthMb;

@@ -1,8 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { ITEM_TYPES, OPEN_SNAPSHOT } from '../../../shared/constants';
-import type { ManifestItem, StoredItemState } from '../core/types';
+import type { ManifestItem, StoredItemState, Usage } from '../core/types';
 import type { TrackedState } from '../core/tracking';
-import { WRITE_BATCH, optionalNumber, parseJson } from './json';
+import { WRITE_BATCH, jsonMember, optionalNumber, parseJson } from './json';
 import { SnapshotGoneError } from '../core/errors';
 import { readStoredItem, versionString } from '../core/items';
 import { bulkInsert, inCallersTransaction } from './bulk';
@@ -178,24 +178,46 @@ const POLICY_FIELDS = [
   'checksum',
 ];
 
-/** A version as the discovery documents' policy fold reads it (policyPage, policyOfPages). */
-export interface PolicyRow {
+/**
+ * A version as the discovery documents' policy fold reads it (policyPage, policyOfPages): a page
+ * (an article item) with its data, any other item with only its usage.
+ */
+export type PolicyRow = {
   itemId: string;
-  type: string;
   sourceUid: string;
   parent?: string;
-  data: ManifestItem;
+  type: string;
+} & ({ data: ManifestItem } | { usage: Usage | undefined });
+
+/**
+ * The usage of a version's stored item: the one member read from its stored text (jsonMember),
+ * the whole item parsed only where that text is not a whole object, or comes back parsed.
+ */
+function usageOf(row: Row, texts: ReadonlyMap<string, string>): Usage | undefined {
+  if (row.data_body === undefined) throw new Error('the data of this version was not read');
+  const stored = row.data_ref
+    ? storedText(row, 'data_ref', texts)
+    : row.data_body
+      ? decodeBlob(row.data_body as Buffer | string)
+      : row.data;
+  const member = typeof stored === 'string' ? jsonMember(stored, 'usage') : null;
+  return member ? (member.value as Usage | undefined) : dataOf(row, texts, false).usage;
 }
 
-/** Versions as the policy fold reads them: their data without its citation built. */
+/**
+ * Versions as the policy fold reads them: a page's data without its citation built, the usage
+ * alone of anything else (of a 10k site's 140k versions, 10k are pages).
+ */
 function toPolicyRows(rows: readonly Row[], texts: ReadonlyMap<string, string>): PolicyRow[] {
-  return rows.map((row) => ({
-    itemId: String(row.item_id),
-    type: String(row.item_type),
-    sourceUid: String(row.source_uid),
-    parent: row.parent_item ? String(row.parent_item) : undefined,
-    data: dataOf(row, texts, false),
-  }));
+  return rows.map((row) => {
+    const itemId = String(row.item_id);
+    const type = String(row.item_type);
+    const sourceUid = String(row.source_uid);
+    const parent = row.parent_item ? String(row.parent_item) : undefined;
+    return type === 'article'
+      ? { itemId, type, sourceUid, parent, data: dataOf(row, texts, false) }
+      : { itemId, type, sourceUid, parent, usage: usageOf(row, texts) };
+  });
 }
 
 /**

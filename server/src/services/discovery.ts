@@ -159,8 +159,8 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** Adds one version, as policyPage reads it, to a fold of pages and their fragments' usages. */
   function foldRow(fold: PolicyFold, row: PolicyRow): void {
-    const data = row.data;
-    if (row.type === 'article') {
+    if ('data' in row) {
+      const data = row.data;
       const usage = sharedUsage(data.usage);
       fold.pages.set(row.itemId, {
         id: row.itemId,
@@ -180,7 +180,7 @@ export const createDiscoveryService = ({ strapi }: { strapi: Core.Strapi }) => {
       const folded = fold.childUsages.get(row.parent);
       fold.childUsages.set(
         row.parent,
-        sharedUsage(folded ? strictestUsage([folded, data.usage])! : data.usage),
+        sharedUsage(folded ? strictestUsage([folded, row.usage!])! : row.usage!),
       );
     }
   }
