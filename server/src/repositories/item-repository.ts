@@ -155,14 +155,18 @@ function dataOf(row: Row, texts: ReadonlyMap<string, string>, citation = true): 
   // A query that left a column out would serve the text "undefined" as the item's checksum, or
   // an empty item.
   if (row.checksum === undefined) throw new Error('the checksum of this version was not read');
+  const data = parseJson<ManifestItem>(storedData(row, texts), {} as ManifestItem);
+  return readStoredItem(data, checksumOf(row.checksum), citation);
+}
+
+/** The row's stored data as read: its text, or on some drivers an inline JSON column parsed. */
+function storedData(row: Row, texts: ReadonlyMap<string, string>): unknown {
   if (row.data_body === undefined) throw new Error('the data of this version was not read');
-  const stored = row.data_ref
+  return row.data_ref
     ? storedText(row, 'data_ref', texts)
     : row.data_body
       ? decodeBlob(row.data_body as Buffer | string)
       : row.data;
-  const data = parseJson<ManifestItem>(stored, {} as ManifestItem);
-  return readStoredItem(data, checksumOf(row.checksum), citation);
 }
 
 /** The columns of a version the discovery documents fold into one policy per page. */
@@ -194,12 +198,7 @@ export type PolicyRow = {
  * the whole item parsed only where that text is not a whole object, or comes back parsed.
  */
 function usageOf(row: Row, texts: ReadonlyMap<string, string>): Usage | undefined {
-  if (row.data_body === undefined) throw new Error('the data of this version was not read');
-  const stored = row.data_ref
-    ? storedText(row, 'data_ref', texts)
-    : row.data_body
-      ? decodeBlob(row.data_body as Buffer | string)
-      : row.data;
+  const stored = storedData(row, texts);
   const member = typeof stored === 'string' ? jsonMember(stored, 'usage') : null;
   return member ? (member.value as Usage | undefined) : dataOf(row, texts, false).usage;
 }
