@@ -68,9 +68,9 @@ function valueEnd(text: string, at: number): number {
  * `{}` when the object has no such member. The value is what `JSON.parse(text)[key]` gives for
  * any valid JSON object (the last of several members of that name, as JSON.parse keeps it); the
  * other members are only skipped over, not checked. Null when `text` is not an object or is cut
- * short: the caller then parses it whole. (The discovery documents' fold reads only a
- * fragment's usage of its stored item, of every fragment of the site: parsing each item whole
- * was a fifth of llms.txt's first read.)
+ * short: the caller then parses it whole. (The discovery documents' fold reads only the usage
+ * of every fragment's stored item: parsing each item whole was a fifth of the first read of
+ * llms-full.txt at 10k articles, which makes the fold.)
  */
 export function jsonMember(text: string, key: string): { value?: unknown } | null {
   let i = 0;
