@@ -60,6 +60,52 @@ interface KeptStream {
   on(event: string, f: () => void): void;
 }
 
+/**
+ * Runs the whole of `input` through a kept zlib state into `output` (Z_FINISH) and resets the
+ * state: the bytes written, -1 when `output` filled up before the input ended (the state reset,
+ * still usable), or null once the state does anything unexpected (then for good).
+ */
+export type KeptZlibCall = (input: Uint8Array, output: Uint8Array) => number | null;
+
+/**
+ * The kept state of a zlib stream of `node:zlib` (bodyEncoder, bodyDecoder): its internal handle,
+ * which deflates or inflates a whole buffer synchronously and can be reset with its dictionary,
+ * where the stream has one as Node 20 makes it; null otherwise. Self-contained (it names nothing
+ * but its parameter and built-ins): its source goes to the plugin's thread with bodyEncoder's.
+ */
+export function keptZlibCall(stream: unknown): KeptZlibCall | null {
+  const kept = stream as KeptStream | undefined;
+  const handle = kept?._handle;
+  const state = kept?._writeState;
+  if (!kept || !handle || typeof handle.writeSync !== 'function' || !(state instanceof Uint32Array))
+    return null;
+  const Z_FINISH = 4;
+  let failed = false;
+  // A zlib error destroys the stream during the call that met it, and emits it later.
+  kept.on('error', () => (failed = true));
+  return (input, output) => {
+    if (failed) return null;
+    try {
+      // (what is left of input and output, as the call leaves it: set to "nothing done" first,
+      // so that a call that does not set them is never read as one that finished)
+      state[0] = 0;
+      state[1] = input.length + 1;
+      handle.writeSync(Z_FINISH, input, 0, input.length, output, 0, output.length);
+      const availableOut = state[0]!;
+      const availableIn = state[1]!;
+      if (!failed && kept.destroyed !== true) {
+        handle.reset();
+        if (availableIn === 0 && availableOut > 0) return output.length - availableOut;
+        if (availableOut === 0) return -1;
+      }
+    } catch {
+      // (given up below)
+    }
+    failed = true;
+    return null;
+  };
+}
+
 /** What bodyEncoder needs of `node:zlib`. */
 export interface DeflateModule {
   deflateRawSync(data: string | Uint8Array, options: object): Buffer;
@@ -73,7 +119,11 @@ export interface DeflateModule {
  * the worker that encodes a large write's texts off the main thread (blob-encoder.ts) is given
  * this function's source, so both threads write the same bytes.
  */
-export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: string) => Buffer {
+export function bodyEncoder(
+  zlib: DeflateModule,
+  dictionary: Buffer,
+  keep: (stream: unknown) => KeptZlibCall | null,
+): (text: string) => Buffer {
   // Deflate settings for stored texts, which are small (item data ~1–2 KB, canonical texts
   // less): an 8 KB window and a smaller hash table compress them as well as the defaults
   // (measured on a 1k site's 28k texts: 5.54 MB either way) and a third faster, most of a small
@@ -95,7 +145,6 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
   const smallOptions = { ...common, level: 1, strategy: Z_FIXED };
   const zFormat = 0x7a; // 'z'
   const pFormat = 0x70; // 'p'
-  const Z_FINISH = 4;
   // `deflateRawSync` makes a stream, its zlib state and its dictionary for each text, and closes
   // them: on a first build of 10k articles (280k texts) 4 s of the plugin's thread, a quarter of
   // it the stream and the state. Node's stream keeps its state in a handle that deflates a whole
@@ -109,39 +158,16 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
     probeLength: number,
   ): ((bytes: Buffer) => Buffer | null) | null => {
     try {
-      const stream = zlib.createDeflateRaw?.(options) as KeptStream | undefined;
-      const handle = stream?._handle;
-      const state = stream?._writeState;
-      if (
-        !stream ||
-        !handle ||
-        typeof handle.writeSync !== 'function' ||
-        !(state instanceof Uint32Array)
-      )
-        return null;
+      const call = keep(zlib.createDeflateRaw?.(options));
+      if (!call) return null;
       let failed = false;
-      // A zlib error destroys the stream during the call that met it, and emits it later.
-      stream.on('error', () => (failed = true));
       const deflate = (bytes: Buffer): Buffer | null => {
         if (failed) return null;
         // (more than raw deflate's worst case for any memory level: all of it in one call)
         const bound = bytes.length + (bytes.length >> 2) + 64;
         if (output.length < bound) output = Buffer.allocUnsafe(bound);
-        try {
-          // (what is left of input and output, as the call leaves it: set to "nothing written"
-          // first, so that a call that does not set them is never read as one that finished)
-          state[0] = 0;
-          state[1] = bytes.length + 1;
-          handle.writeSync(Z_FINISH, bytes, 0, bytes.length, output, 0, output.length);
-          const availableOut = state[0]!;
-          const availableIn = state[1]!;
-          if (!failed && stream.destroyed !== true && availableIn === 0 && availableOut > 0) {
-            handle.reset();
-            return output.subarray(0, output.length - availableOut);
-          }
-        } catch {
-          // (given up below)
-        }
+        const written = call(bytes, output);
+        if (written !== null && written > 0) return output.subarray(0, written);
         failed = true;
         return null;
       };
@@ -190,7 +216,11 @@ export function bodyEncoder(zlib: DeflateModule, dictionary: Buffer): (text: str
  * here too (bodyEncoder): a whole-site pass drafts and encodes documents on this thread as well
  * (utils/drafting-thread.ts).
  */
-export const encodeBlob = bodyEncoder({ deflateRawSync, createDeflateRaw }, DICTIONARY_V1);
+export const encodeBlob = bodyEncoder(
+  { deflateRawSync, createDeflateRaw },
+  DICTIONARY_V1,
+  keptZlibCall,
+);
 
 /** What bodyDecoder needs of `node:zlib`. */
 export interface InflateModule {
@@ -209,48 +239,23 @@ export interface InflateModule {
  * given up for good at the first thing it does otherwise. A body whose text is longer than its
  * output buffer is read the one-shot way, the state reset.
  */
-export function bodyDecoder(zlib: InflateModule, dictionary: Buffer): (bytes: Buffer) => string {
+export function bodyDecoder(
+  zlib: InflateModule,
+  dictionary: Buffer,
+  keep: (stream: unknown) => KeptZlibCall | null,
+): (bytes: Buffer) => string {
   const options = { dictionary };
-  const Z_FINISH = 4;
   // (texts are item data of 1–2 KB and canonical texts; a longer one is read the one-shot way)
   const OUTPUT = 64 * 1024;
   const kept = (): ((bytes: Buffer) => string | null) | null => {
     try {
-      const stream = zlib.createInflateRaw?.(options) as KeptStream | undefined;
-      const handle = stream?._handle;
-      const state = stream?._writeState;
-      if (
-        !stream ||
-        !handle ||
-        typeof handle.writeSync !== 'function' ||
-        !(state instanceof Uint32Array)
-      )
-        return null;
-      let failed = false;
-      // A zlib error (a corrupt body) destroys the stream during the call that met it.
-      stream.on('error', () => (failed = true));
+      const call = keep(zlib.createInflateRaw?.(options));
+      if (!call) return null;
       const output = Buffer.allocUnsafe(OUTPUT);
       const inflate = (bytes: Buffer): string | null => {
-        if (failed) return null;
-        try {
-          // (what is left of input and output as the call leaves it: "nothing read" first)
-          state[0] = 0;
-          state[1] = bytes.length + 1;
-          handle.writeSync(Z_FINISH, bytes, 0, bytes.length, output, 0, output.length);
-          const availableOut = state[0]!;
-          const availableIn = state[1]!;
-          if (!failed && stream.destroyed !== true) {
-            handle.reset();
-            if (availableIn === 0 && availableOut > 0)
-              return output.toString('utf8', 0, output.length - availableOut);
-            // (a text longer than the output buffer: this one is read the one-shot way)
-            if (availableOut === 0) return null;
-          }
-        } catch {
-          // (given up below)
-        }
-        failed = true;
-        return null;
+        const written = call(bytes, output);
+        // (-1: a text longer than the output buffer, read the one-shot way)
+        return written !== null && written > 0 ? output.toString('utf8', 0, written) : null;
       };
       // Probes: a short body and a long one of the encoder's, each read twice (the second after
       // a reset, which must set the dictionary again), as the one-shot inflate reads them.
@@ -276,7 +281,7 @@ export function bodyDecoder(zlib: InflateModule, dictionary: Buffer): (bytes: Bu
   return (bytes) => keptInflate?.(bytes) ?? zlib.inflateRawSync(bytes, options).toString('utf8');
 }
 
-const inflate = bodyDecoder({ inflateRawSync, createInflateRaw }, DICTIONARY_V1);
+const inflate = bodyDecoder({ inflateRawSync, createInflateRaw }, DICTIONARY_V1, keptZlibCall);
 
 /** The text of a stored body: bytes, or text as earlier releases stored it. */
 export function decodeBlob(body: Buffer | string): string {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { DICTIONARY_V1, bodyEncoder } from '../repositories/blob-codec';
+import { DICTIONARY_V1, bodyEncoder, keptZlibCall } from '../repositories/blob-codec';
 
 /**
  * The plugin's second thread (README "Storage"): one worker that deflates the stored texts of
@@ -34,9 +34,9 @@ const WORKER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 const DRAFTING_FILE = 'drafting.js';
 
 /**
- * The worker's program: the main thread's text encoder (bodyEncoder's own source), its bodies sent
- * back in one transferred buffer with their lengths instead of one copied buffer each; and, loaded
- * on the first batch to draft, the drafting bundle.
+ * The worker's program: the main thread's text encoder (bodyEncoder's own source, and that of the
+ * kept zlib state it is given), its bodies sent back in one transferred buffer with their lengths
+ * instead of one copied buffer each; and, loaded on the first batch to draft, the drafting bundle.
  *
  * Texts to encode go before documents to draft. A whole-site pass posts the next batch to draft
  * while it writes the batch before, whose write then waits for its texts: answered in turn, they
@@ -53,7 +53,11 @@ const DRAFTING_FILE = 'drafting.js';
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
-const encode = (${bodyEncoder.toString()})(require('node:zlib'), Buffer.from(workerData.dictionary));
+const encode = (${bodyEncoder.toString()})(
+  require('node:zlib'),
+  Buffer.from(workerData.dictionary),
+  ${keptZlibCall.toString()},
+);
 let drafting;
 const toDraft = [];
 function packed(bodies) {
