@@ -27,6 +27,7 @@ import {
   type StoredTrackedState,
 } from '../repositories/state-repository';
 import { sha256Hex, stableStringify } from '../core/canonical';
+import { PackedStringSet } from '../core/packed-strings';
 import { version as PLUGIN_VERSION } from '../../../package.json';
 import { getService } from '../utils/get-service';
 import { turnEventLoop } from '../utils/event-loop';
@@ -1203,12 +1204,12 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
       let settled = 0;
       let comparedOnThread = 0;
       const failures: TrackFailure[] = [];
-      /** The documents compared, by type. */
-      const seen = new Map<string, Set<string>>();
+      /** The documents compared, by type (packed: 100k ids at 100k documents). */
+      const seen = new Map<string, PackedStringSet>();
       const noChangelogBefore = !(await states.anyChangelog());
       const noAliasesBefore = !(await states.anyAlias());
       // Streamed a batch of documents at a time, so memory does not grow with the site (but for
-      // a list of their ids and slugs): each locale's published entries in the order of their
+      // their ids and slugs, packed): each locale's published entries in the order of their
       // items' ids (the sources' `published`); a document first met in one locale is compared
       // with its entries of every locale, read for its batch.
       for (const type of settings().enabledTypes()) {
@@ -1216,7 +1217,7 @@ export const createTracker = ({ strapi }: { strapi: Core.Strapi }) => {
         const { langs, localized } = scope;
         const { uid, map } = type;
         const { typeKey } = type.policy;
-        const done = new Set<string>();
+        const done = new PackedStringSet();
         seen.set(uid, done);
         // A batch is read and handed to the drafting thread while the batches before it are
         // compared and written, one after the other (`previous`, the last one queued). Up to two
