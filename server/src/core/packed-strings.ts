@@ -4,8 +4,8 @@
  * Exact, unlike FingerprintSet, and about the members' characters in size (one byte each where
  * they are all Latin-1, as ids and slugs are) and 4 bytes more a member, against ~40 more for a
  * string of its own in a Set. What a whole-site pass keeps of every document while it runs (the
- * type's documents to read in order, the documents compared): at 100k documents, ~3 MB instead of
- * ~6 MB each, and the heap V8 sizes to what lives grows by that twice over.
+ * type's documents to read in order, the documents compared): at 100k documents ~3 MB each instead
+ * of ~5.5 and ~7 MB, and V8 sizes its heap to what lives.
  *
  * Members added one by one wait in a Set of their own and are merged into the packed string a
  * thousand, or a quarter of its members, at a time (MERGE_AT).
