@@ -1171,4 +1171,55 @@ describe.each(testDatabases())('a first build on %s', (client) => {
     );
     expect(again!.content).toBe(text);
   });
+
+  // (last of this database's tests: the article it takes down stays down)
+  it('takes down in a whole-site pass the items of a document it did not meet, and only those', async () => {
+    // Given a first build, then an article whose published entries went away without the plugin
+    // seeing it (their rows deleted, as a restore or another tool would: no document-service event)
+    await wipe();
+    await builder().rebuild({ trigger: 'test' });
+    const built = await served();
+    const [article] = (await knex()('articles')
+      .where({ slug: 'geo-index' })
+      .whereNotNull('published_at')
+      .select('document_id')) as { document_id: string }[];
+    const documentId = article!.document_id;
+    const itemIds = (
+      (await knex()('sitemap_ai_fragment_states')
+        .where({ source_document: documentId, removed: false })
+        .select('item_id')) as { item_id: string }[]
+    ).map((row) => row.item_id);
+    expect(itemIds.length).toBeGreaterThan(1);
+    for (const id of itemIds) expect(built.has(id), id).toBe(true);
+    /** A pass comparing every document again (no hash to skip one). */
+    const everyDocument = async () => {
+      await knex()('sitemap_ai_source_hashes').del();
+      const pass = (await tracker().reconcileAll('test')) as {
+        documents: number;
+        failures: unknown[];
+      };
+      expect(pass.failures).toEqual([]);
+      return pass.documents;
+    };
+    const documents = await everyDocument();
+    await knex()('articles').where({ document_id: documentId }).whereNotNull('published_at').del();
+
+    // When such a pass runs again
+    const after = await everyDocument();
+
+    // Then it met every published document, and that one among the live documents it had not met
+    // (neither skipped nor any other taken as not met), whose items alone it took down
+    expect(after).toBe(documents);
+    const live = (await knex()('sitemap_ai_fragment_states')
+      .where({ removed: false })
+      .select('item_id', 'source_document')) as { item_id: string; source_document: string }[];
+    expect(live.filter((row) => row.source_document === documentId)).toEqual([]);
+    expect(live).toHaveLength(built.size - itemIds.length);
+    await builder().rebuild({ trigger: 'test' });
+    const serving = await served();
+    for (const id of itemIds) expect(serving.has(id), id).toBe(false);
+    expect([...serving.keys()].sort()).toEqual(
+      [...built.keys()].filter((id) => !itemIds.includes(id)).sort(),
+    );
+  });
 });

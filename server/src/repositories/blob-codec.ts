@@ -62,8 +62,10 @@ interface KeptStream {
 
 /**
  * Runs the whole of `input` through a kept zlib state into `output` (Z_FINISH) and resets the
- * state: the bytes written, -1 when `output` filled up before the input ended (the state reset,
- * still usable), or null once the state does anything unexpected (then for good).
+ * state: the bytes written; -1 when `output` filled up before the input ended, or the call left
+ * no output space or input it said it took (the state reset, still usable: the decoder reads that
+ * body the one-shot way, the encoder gives the state up); or null once the state does anything
+ * unexpected (then for good).
  */
 export type KeptZlibCall = (input: Uint8Array, output: Uint8Array) => number | null;
 
