@@ -21,15 +21,8 @@ export class PackedStringSet {
   /** The set of `members` (in any order, repeats counted once), packed at once. */
   static of(members: Iterable<string>): PackedStringSet {
     const set = new PackedStringSet();
-    const sorted = [...new Set(members)].sort();
-    const ends = new Uint32Array(sorted.length);
-    let at = 0;
-    sorted.forEach((member, i) => {
-      at += member.length;
-      ends[i] = at;
-    });
-    set.packed = sorted.join('');
-    set.ends = ends;
+    set.recent = new Set(members);
+    set.merge();
     return set;
   }
 
