@@ -61,6 +61,27 @@ function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
+/**
+ * The file a path-valued variable names (BENCH_SITE_KEEP_DB, BENCH_SITE_PROFILE…), resolved
+ * against the directory the bench was started from (it runs in the playground's), or undefined
+ * when unset. A switch's value ("1", "true"…) is refused: the file would be written under that
+ * name in the playground.
+ */
+const STARTED_IN = process.cwd();
+function fileFlag(name) {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  if (/^(0|1|true|false|yes|no|on|off)$/i.test(value))
+    throw new Error(
+      `${name} names the file to write (a path such as /tmp/bench-site.out), not "${value}"`,
+    );
+  return path.resolve(STARTED_IN, value);
+}
+const KEEP_DB = fileFlag('BENCH_SITE_KEEP_DB');
+// (the profiles' files are read as their phases begin: refused now, not after a first build)
+for (const phase of ['', '_RECOMPARE', '_RECOMPARE_ALL', '_HTTP', '_PUBLISH', '_LLMS_FULL'])
+  fileFlag(`BENCH_SITE_PROFILE${phase}`);
+
 /** BENCH_SITE_QUERIES=1: print the statements of the first build by total time (diagnosis). */
 const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
 
@@ -71,7 +92,7 @@ const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
  * the plugin, BENCH_SITE_PROFILE_LLMS_FULL for llms-full.txt's first read.
  */
 async function withProfile(work, name = 'BENCH_SITE_PROFILE') {
-  const file = process.env[name];
+  const file = fileFlag(name);
   if (!file) return work();
   const inspector = require('node:inspector');
   const session = new inspector.Session();
@@ -972,8 +993,7 @@ async function main() {
     );
     figures.publishWithMs = withPlugin.meanMs;
     figures.publishCallWithMs = withPlugin.medianCallMs;
-    if (process.env.BENCH_SITE_KEEP_DB && DB === 'sqlite')
-      await strapi.db.connection.raw('VACUUM INTO ?', [process.env.BENCH_SITE_KEEP_DB]);
+    if (KEEP_DB && DB === 'sqlite') await strapi.db.connection.raw('VACUUM INTO ?', [KEEP_DB]);
   } finally {
     await strapi.destroy();
   }
