@@ -78,9 +78,13 @@ function fileFlag(name) {
   return path.resolve(STARTED_IN, value);
 }
 const KEEP_DB = fileFlag('BENCH_SITE_KEEP_DB');
-// (the profiles' files are read as their phases begin: refused now, not after a first build)
-for (const phase of ['', '_RECOMPARE', '_RECOMPARE_ALL', '_HTTP', '_PUBLISH', '_LLMS_FULL'])
-  fileFlag(`BENCH_SITE_PROFILE${phase}`);
+/** The profiles' files by variable (withProfile), read now: a bad one fails before any phase. */
+const PROFILE_FILES = new Map(
+  ['', '_RECOMPARE', '_RECOMPARE_ALL', '_HTTP', '_PUBLISH', '_LLMS_FULL'].map((phase) => {
+    const name = `BENCH_SITE_PROFILE${phase}`;
+    return [name, fileFlag(name)];
+  }),
+);
 
 /** BENCH_SITE_QUERIES=1: print the statements of the first build by total time (diagnosis). */
 const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
@@ -92,7 +96,8 @@ const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
  * the plugin, BENCH_SITE_PROFILE_LLMS_FULL for llms-full.txt's first read.
  */
 async function withProfile(work, name = 'BENCH_SITE_PROFILE') {
-  const file = fileFlag(name);
+  if (!PROFILE_FILES.has(name)) throw new Error(`no profile variable ${name}`);
+  const file = PROFILE_FILES.get(name);
   if (!file) return work();
   const inspector = require('node:inspector');
   const session = new inspector.Session();
