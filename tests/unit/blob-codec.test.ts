@@ -141,6 +141,24 @@ describe('stored texts (blob codec)', () => {
       expect(module.oneShot).toBe(probes);
     });
 
+    it('keeps its state when rebuilt from its source alone, as the plugin thread rebuilds it', () => {
+      // utils/plugin-thread.ts sends the encoder and keptZlibCall to the thread as source text: a
+      // name either took from its module would be undefined there, the kept state given up at
+      // its probe, and every text deflated the one-shot way — the same bytes, only slower.
+      const rebuilt = new Function(
+        'Buffer',
+        `return [${bodyEncoder.toString()}, ${keptZlibCall.toString()}];`,
+      )(Buffer) as [typeof bodyEncoder, typeof keptZlibCall];
+      const [encoderFromSource, keptFromSource] = rebuilt;
+      const module = counting((options) => zlib.createDeflateRaw(options));
+      const encode = encoderFromSource(module, DICTIONARY_V1, keptFromSource);
+      const probes = module.oneShot;
+      expect(probes).toBeGreaterThan(0);
+      const oneShot = bodyEncoder(counting(), DICTIONARY_V1, keptZlibCall);
+      for (const text of texts) expect(encode(text)).toEqual(oneShot(text));
+      expect(module.oneShot).toBe(probes);
+    });
+
     it('deflates the one-shot way when the kept state writes other bytes than zlib', () => {
       // A deflate stream of another level: valid, but not the bytes of the settings stored.
       const module = counting((options) => zlib.createDeflateRaw({ ...options, level: 9 }));

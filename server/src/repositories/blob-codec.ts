@@ -260,7 +260,9 @@ export function bodyDecoder(
         return written !== null && written > 0 ? output.toString('utf8', 0, written) : null;
       };
       // Probes: a short body and a long one of the encoder's, each read twice (the second after
-      // a reset, which must set the dictionary again), as the one-shot inflate reads them.
+      // a reset, which must set the dictionary again), as the one-shot inflate reads them. (Made
+      // as bodyEncoder makes its own: that one cannot share a helper, as it is sent to the
+      // plugin's thread as its source text alone.)
       const words = ['usage', 'licence', 'fragment', 'section', 'table', 'figure', 'citation'];
       let seed = 7;
       let probe = '';
