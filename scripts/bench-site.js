@@ -94,12 +94,23 @@ const QUERIES = process.env.BENCH_SITE_QUERIES === '1';
  * query log wraps every statement webtools' knex-heavy build runs (its 10k build measured 4.1 s
  * instead of 2.5–2.9 s, the plugin's first build 3.3× it), and so does a GC trace; a profiler
  * slows whichever build it watches. Figures taken under them are for diagnosis, not for the goal
- * table: the report says so beside the ratios.
+ * table: the report says so below its table.
  */
+const SLOWING_FLAGS = [
+  '--trace-gc',
+  '--trace-opt',
+  '--trace-deopt',
+  '--cpu-prof',
+  '--heap-prof',
+  '--prof',
+  '--perf-basic-prof',
+  '--perf-basic-prof-only-functions',
+  '--inspect',
+];
 function instrumentsOn() {
   const on = [];
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  for (const flag of ['--trace-gc', '--cpu-prof', '--heap-prof', '--prof', '--inspect'])
+  for (const flag of SLOWING_FLAGS)
     if (flags.some((given) => given === flag || given.startsWith(`${flag}=`))) on.push(flag);
   if (QUERIES) on.push('BENCH_SITE_QUERIES');
   if (process.env.BENCH_SITE_MEMORY === '1') on.push('BENCH_SITE_MEMORY');
