@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bulkInsert, insertRows, type OnConflict } from '../../server/src/repositories/bulk';
-import { PENDING_STATE_UID } from '../../server/src/repositories/state-repository';
+import { repositories } from '../../server/src/repositories';
+import {
+  FRAGMENT_STATE_UID,
+  PENDING_STATE_UID,
+} from '../../server/src/repositories/state-repository';
 import { bootPlayground, testDatabases, type TestApp } from '../helpers/strapi';
 
 /**
@@ -249,6 +253,53 @@ describe.each(testDatabases())('bulk row writes on %s', (client) => {
         ['f', 6, 'p6'],
         ['g', null, 'p7'],
       ]);
+    } finally {
+      await knex()(table).where('item_id', 'like', `${prefix}%`).delete();
+    }
+  });
+
+  it('lists the documents of live states type by type, in document order, a page at a time to the last', async () => {
+    const table = 'sitemap_ai_fragment_states';
+    const prefix = `live-${Date.now()}-`;
+    // Two types (of made-up uids, which sort before and after every real one), more documents of
+    // one than a page lists (1 000), documents with several states, some removed, and documents
+    // whose states are all removed (not listed).
+    const early = `aaa::${prefix}early`;
+    const late = `zzz::${prefix}late`;
+    const rows: Record<string, unknown>[] = [];
+    const expected: string[] = [];
+    const state = (uid: string, document: string, n: number, removed: boolean) =>
+      rows.push({
+        item_id: `${prefix}${uid}:${document}:${n}`,
+        source_uid: uid,
+        source_document: document,
+        removed,
+        revision: 1,
+      });
+    const earlyDocuments: [string, boolean[]][] = [
+      ['doc-b', [false, true]],
+      ['doc-a', [true, true]],
+      ['doc-c', [true, false, false]],
+    ];
+    for (const [document, removed] of earlyDocuments) {
+      removed.forEach((gone, n) => state(early, document, n, gone));
+      if (removed.includes(false)) expected.push(`${early} ${document}`);
+    }
+    for (let i = 0; i < 2_345; i += 1) {
+      const document = `d${String(i).padStart(5, '0')}`;
+      const gone = i % 7 === 3;
+      state(late, document, 0, gone);
+      if (i % 5 === 0) state(late, document, 1, gone);
+      if (!gone) expected.push(`${late} ${document}`);
+    }
+    expected.sort();
+    try {
+      await bulkInsert(app.strapi, FRAGMENT_STATE_UID, rows);
+      const listed: string[] = [];
+      for await (const { uid, documentId } of repositories(app.strapi).states.liveDocuments())
+        if (uid === early || uid === late) listed.push(`${uid} ${documentId}`);
+      expect(listed).toHaveLength(expected.length);
+      expect(listed).toEqual(expected);
     } finally {
       await knex()(table).where('item_id', 'like', `${prefix}%`).delete();
     }

@@ -657,33 +657,40 @@ export const createStateRepository = ({ strapi }: { strapi: Core.Strapi }) => {
      * Documents with live (not removed) states, per content type, a keyset page at a time in
      * (type, document id) order: one row per document, not per state, and never the whole site's
      * at once (a re-compare of 100k documents held 100k of them at its end).
+     *
+     * Each type in turn, the next one found by a seek on the states' source index, then its
+     * documents a page at a time. A page's condition names both columns of that index as one range
+     * (`uid = ? and document > ?`), which every database reads from where the last page ended. The
+     * same keyset written as one condition (`uid > ? or (uid = ? and document > ?)`) is no range:
+     * PostgreSQL and SQLite read the index from its start for each page, filtering, so listing the
+     * documents of 100k took time in the square of the site's size (a page halfway through 1.4M
+     * states: 110 ms on PostgreSQL, 62 ms on SQLite, against 2.6 and 2.0 ms now).
      */
     async *liveDocuments(): AsyncGenerator<{ uid: string; documentId: string }> {
       const knex = strapi.db.connection;
-      let after: { uid: string; documentId: string } | null = null;
+      const table = tableOf(FRAGMENT_STATE_UID);
+      let uid: string | null = null;
       for (;;) {
-        const query = knex(tableOf(FRAGMENT_STATE_UID))
-          .distinct('source_uid', 'source_document')
-          .where('removed', false);
-        if (after) {
-          const { uid, documentId } = after;
-          query.andWhere((where) =>
-            where
-              .where('source_uid', '>', uid)
-              .orWhere((same) =>
-                same.where('source_uid', uid).andWhere('source_document', '>', documentId),
-              ),
-          );
+        const next = knex(table).min({ uid: 'source_uid' });
+        if (uid !== null) next.where('source_uid', '>', uid);
+        const [found] = (await next) as Row[];
+        if (found?.uid === null || found?.uid === undefined) return;
+        const type = String(found.uid);
+        uid = type;
+        let after: string | null = null;
+        for (;;) {
+          const page = knex(table)
+            .distinct('source_document')
+            .where('source_uid', type)
+            .andWhere('removed', false);
+          if (after !== null) page.andWhere('source_document', '>', after);
+          const rows = (await page.orderBy('source_document', 'asc').limit(LIVE_PAGE)) as Row[];
+          for (const row of rows) {
+            after = String(row.source_document);
+            yield { uid: type, documentId: after };
+          }
+          if (rows.length < LIVE_PAGE) break;
         }
-        const rows = (await query
-          .orderBy([
-            { column: 'source_uid', order: 'asc' },
-            { column: 'source_document', order: 'asc' },
-          ])
-          .limit(LIVE_PAGE)) as Row[];
-        for (const row of rows)
-          yield (after = { uid: String(row.source_uid), documentId: String(row.source_document) });
-        if (rows.length < LIVE_PAGE) return;
       }
     },
 
